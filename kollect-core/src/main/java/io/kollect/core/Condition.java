@@ -1,0 +1,17 @@
+package io.kollect.core;
+
+import java.time.Instant;
+
+/**
+ * A status condition in the Kubernetes style.
+ *
+ * @param type {@code Ready} or {@code Degraded}
+ * @param status {@code True}, {@code False} or {@code Unknown}
+ * @param reason a CamelCase reason
+ * @param message a human-readable message
+ * @param lastTransitionTime when the status last changed
+ */
+public record Condition(String type, String status, String reason, String message, Instant lastTransitionTime) {
+  public static final String READY = "Ready";
+  public static final String DEGRADED = "Degraded";
+}

@@ -1,0 +1,11 @@
+/**
+ * Makes every configured sink converge to each target's desired set of scrubbed records.
+ *
+ * <p>{@link io.kollect.export.Exporter} diffs a target's desired records against the last exported
+ * content hashes per sink, sends UPSERTs for what is new or changed and DELETE tombstones for what
+ * vanished, re-sends the full set on a long heartbeat, and delivers through a per-sink buffer that
+ * coalesces by object key (memory bounded by objects, not events) with retries and backoff. {@link
+ * io.kollect.export.Sink} is the SPI for destinations; {@link io.kollect.export.CheckpointStore}
+ * persists the last exported state across restarts.
+ */
+package io.kollect.export;

@@ -1,0 +1,26 @@
+package io.kollect.informers;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import java.util.List;
+
+/**
+ * One consumer's claim on a shared informer. Reads are served from the shared cache, filtered by
+ * the lease's namespaces, label selector and names. Closing the lease releases the claim; the
+ * informer stops after a grace period when no lease needs it.
+ */
+public interface InformerLease extends AutoCloseable {
+
+  LeaseRequest request();
+
+  /** Cached objects in the lease's scope (possibly projected to the requested paths). */
+  List<GenericKubernetesResource> list();
+
+  /** Whether every informer behind the lease has completed its initial list. */
+  boolean hasSynced();
+
+  LeaseStatus status();
+
+  /** Releases the claim. Idempotent. */
+  @Override
+  void close();
+}

@@ -1,0 +1,14 @@
+package io.kollect.informers;
+
+/** Receives a lease's events. Called on informer threads: keep it short and non-blocking. */
+public interface LeaseListener {
+
+  /** An object in the lease's scope was added, updated or deleted. */
+  void onEvent(ResourceEvent event);
+
+  /**
+   * The lease's {@link LeaseStatus} changed (synced, type became served or not served, namespaces
+   * forbidden or allowed).
+   */
+  default void onStatusChange(LeaseStatus status) {}
+}

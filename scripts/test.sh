@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Runs every test: unit tests (Surefire) and integration tests on a real kube-apiserver (Failsafe).
+# Provisions the API server binaries first when they are missing (idempotent).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/provision-kube-binaries.sh
+./mvnw -B -ntp verify "$@"
