@@ -19,6 +19,33 @@ public record SinkOptions(
     Duration initialBackoff,
     Duration maxBackoff) {
 
+  /** Rejects settings the exporter cannot honour, naming the field. */
+  public SinkOptions {
+    if (maxBatchSize < 1) {
+      throw new IllegalArgumentException("maxBatchSize: must be at least 1, got " + maxBatchSize);
+    }
+    requireNonNegative("linger", linger);
+    requireNonNegative("heartbeatInterval", heartbeatInterval);
+    requireNonNegative("initialBackoff", initialBackoff);
+    requireNonNegative("maxBackoff", maxBackoff);
+    if (initialBackoff.isZero()) {
+      throw new IllegalArgumentException("initialBackoff: must be positive, got " + initialBackoff);
+    }
+    if (maxBackoff.compareTo(initialBackoff) < 0) {
+      throw new IllegalArgumentException("maxBackoff: must be at least initialBackoff ("
+          + initialBackoff + "), got " + maxBackoff);
+    }
+  }
+
+  private static void requireNonNegative(String field, Duration value) {
+    if (value == null) {
+      throw new IllegalArgumentException(field + ": must be set");
+    }
+    if (value.isNegative()) {
+      throw new IllegalArgumentException(field + ": must not be negative, got " + value);
+    }
+  }
+
   /** 500 records, 1 s linger, 10 min heartbeat, backoff 500 ms to 2 min. */
   public static SinkOptions defaults() {
     return new SinkOptions(

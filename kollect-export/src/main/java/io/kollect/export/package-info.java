@@ -6,6 +6,13 @@
  * vanished, re-sends the full set on a long heartbeat, and delivers through a per-sink buffer that
  * coalesces by object key (memory bounded by objects, not events) with retries and backoff. {@link
  * io.kollect.export.Sink} is the SPI for destinations; {@link io.kollect.export.CheckpointStore}
- * persists the last exported state across restarts.
+ * persists the last exported state across restarts ({@link io.kollect.export.FileCheckpointStore}
+ * keeps it in files).
+ *
+ * <p>Sinks provided: {@link io.kollect.export.StdoutSink} and {@link io.kollect.export.FileSink}
+ * (JSON lines), {@link io.kollect.export.HttpSink} (JSON array batches, configured by {@link
+ * io.kollect.export.HttpSinkConfig}) and {@link io.kollect.export.InventorySink} (an in-memory,
+ * queryable {@link io.kollect.export.InventoryView}). The reference for their settings, retry
+ * semantics, checkpoints and metrics is {@code docs/sinks.md}.
  */
 package io.kollect.export;

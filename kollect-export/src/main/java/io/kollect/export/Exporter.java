@@ -1,0 +1,610 @@
+package io.kollect.export;
+
+import io.kollect.export.DeliveryChannel.Pending;
+import io.kollect.extract.Op;
+import io.kollect.extract.Record;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes every configured sink converge to each target's desired set of records.
+ *
+ * <p>For each (target, sink) the exporter remembers the content hash it last handed to the sink
+ * per record key. {@link #converge} sends an UPSERT for every new or changed record and a DELETE
+ * tombstone for every key that left the desired set; unchanged records are not sent again until the
+ * sink's heartbeat, which re-sends the full current set once per {@link
+ * SinkOptions#heartbeatInterval()}, spread evenly over the interval.
+ *
+ * <p>Each sink has its own delivery thread and a pending buffer that coalesces by object key, so an
+ * outage costs memory proportional to the changed objects, a newer state always replaces an unsent
+ * older one, and per-key order is kept. Retryable failures are retried indefinitely with
+ * exponential backoff and jitter (honouring {@link SinkException#retryAfter()}); permanently
+ * rejected records are counted, logged once per reason and dropped.
+ *
+ * <p>What each sink acknowledged is saved through the {@link CheckpointStore} (coalesced, at most
+ * once per {@code checkpointInterval} per (target, sink), and on {@link #close()}): after a restart
+ * the first converge of a target tombstones keys deleted while the process was down and skips
+ * records that did not change.
+ *
+ * <p>Thread-safe. {@code converge} may be called concurrently for different targets; calls for the
+ * same target must not overlap (they are serialised, but their order would be arbitrary).
+ */
+public final class Exporter implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Exporter.class);
+
+  /** Heartbeat slices per interval: each tick re-sends the keys of one slice. */
+  static final int HEARTBEAT_SLICES = 64;
+
+  private final CheckpointStore checkpoints;
+  private final ExportMetrics metrics;
+  private final Clock clock;
+  private final Duration closeTimeout;
+  private final ConcurrentHashMap<String, DeliveryChannel> channels = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, ScheduledFuture<?>> heartbeats = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, TargetState> targets = new ConcurrentHashMap<>();
+  private final Set<String> warnedUnknownSinks = ConcurrentHashMap.newKeySet();
+  private final ScheduledThreadPoolExecutor scheduler;
+  private final Object sinkLock = new Object();
+  private volatile boolean closed;
+  private volatile boolean checkpointFailing;
+
+  private Exporter(Builder b) {
+    this.checkpoints = b.checkpointStore;
+    this.metrics = new SafeMetrics(b.metrics);
+    this.clock = b.clock;
+    this.closeTimeout = b.closeTimeout;
+    this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "kollect-export-scheduler");
+      t.setDaemon(true);
+      return t;
+    });
+    scheduler.setRemoveOnCancelPolicy(true);
+    scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    long every = b.checkpointInterval.toMillis();
+    scheduler.scheduleWithFixedDelay(this::saveCheckpoints, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Configures an {@link Exporter}; every setting has a default. */
+  public static final class Builder {
+    private CheckpointStore checkpointStore = CheckpointStore.none();
+    private ExportMetrics metrics = ExportMetrics.noop();
+    private Clock clock = Clock.systemUTC();
+    private Duration closeTimeout = Duration.ofSeconds(5);
+    private Duration checkpointInterval = Duration.ofSeconds(1);
+
+    private Builder() {}
+
+    /** Where acknowledged state survives restarts (default: nowhere). */
+    public Builder checkpointStore(CheckpointStore store) {
+      this.checkpointStore = Objects.requireNonNull(store, "checkpointStore");
+      return this;
+    }
+
+    /** Where delivery counters go (default: nowhere). */
+    public Builder metrics(ExportMetrics metrics) {
+      this.metrics = Objects.requireNonNull(metrics, "metrics");
+      return this;
+    }
+
+    /** Time source for tombstones' {@code observedAt} and last-success times. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** How long {@link #close()} keeps delivering pending records (default 5 s). */
+    public Builder closeTimeout(Duration timeout) {
+      if (timeout == null || timeout.isNegative()) {
+        throw new IllegalArgumentException("closeTimeout: must be zero or positive, got " + timeout);
+      }
+      this.closeTimeout = timeout;
+      return this;
+    }
+
+    /** Least time between two checkpoint writes of one (target, sink) (default 1 s). */
+    public Builder checkpointInterval(Duration interval) {
+      if (interval == null || interval.toMillis() < 1) {
+        throw new IllegalArgumentException(
+            "checkpointInterval: must be at least 1 ms, got " + interval);
+      }
+      this.checkpointInterval = interval;
+      return this;
+    }
+
+    public Exporter build() {
+      return new Exporter(this);
+    }
+  }
+
+  /**
+   * Adds a sink and starts delivering to it. A sink with the same name is replaced: the old one is
+   * stopped without draining and closed, and the new one receives every target's full current set
+   * plus tombstones for keys the old one acknowledged that are gone. Targets that already named
+   * this sink in {@link #converge} are synced to it immediately.
+   */
+  public void addSink(Sink sink, SinkOptions options) {
+    Objects.requireNonNull(sink, "sink");
+    Objects.requireNonNull(options, "options");
+    String name = Objects.requireNonNull(sink.name(), "sink name");
+    if (name.isBlank()) {
+      throw new IllegalArgumentException("sink name: must not be blank");
+    }
+    synchronized (sinkLock) {
+      ensureOpen();
+      DeliveryChannel channel = new DeliveryChannel(sink, options, metrics, clock);
+      DeliveryChannel old = channels.put(name, channel);
+      ScheduledFuture<?> oldBeat = heartbeats.remove(name);
+      if (oldBeat != null) {
+        oldBeat.cancel(false);
+      }
+      if (old != null) {
+        old.stop(Duration.ZERO);
+      }
+      warnedUnknownSinks.remove(name);
+      channel.start();
+      for (TargetState ts : targets.values()) {
+        synchronized (ts) {
+          if (!ts.discarded && ts.requestedSinks.contains(name)) {
+            syncLocked(ts, name, old != null);
+          }
+        }
+      }
+      scheduleHeartbeat(channel);
+    }
+  }
+
+  /**
+   * Stops delivering to a sink (pending records are drained for up to the close timeout) and
+   * closes it. Its checkpoints are kept, so adding it again later only sends what changed.
+   */
+  public void removeSink(String name) {
+    synchronized (sinkLock) {
+      DeliveryChannel channel = channels.remove(name);
+      if (channel == null) {
+        return;
+      }
+      ScheduledFuture<?> beat = heartbeats.remove(name);
+      if (beat != null) {
+        beat.cancel(false);
+      }
+      channel.stop(closeTimeout);
+      for (TargetState ts : targets.values()) {
+        synchronized (ts) {
+          SinkState st = ts.bySink.remove(name);
+          if (st != null) {
+            saveNow(st);
+            st.detached = true;
+          }
+        }
+      }
+    }
+  }
+
+  /** Names of the sinks currently configured, sorted. */
+  public SortedSet<String> sinkNames() {
+    return Collections.unmodifiableSortedSet(new TreeSet<>(channels.keySet()));
+  }
+
+  /** Unsent records buffered for a sink (coalesced: at most one per object key and target). */
+  public int queueDepth(String sinkName) {
+    DeliveryChannel channel = channels.get(sinkName);
+    if (channel == null) {
+      throw new IllegalArgumentException("sink " + sinkName + ": not configured");
+    }
+    return channel.depth();
+  }
+
+  /**
+   * Makes the named sinks converge to {@code desired}, the complete current set of UPSERT records
+   * of {@code target}. Sinks newly named get the whole set (less what their checkpoint shows as
+   * already delivered); sinks no longer named forget this target without tombstones.
+   *
+   * @throws IllegalArgumentException when a record is not an UPSERT or has no content hash
+   */
+  public void converge(String target, Set<String> sinkNames, Collection<Record> desired) {
+    Objects.requireNonNull(target, "target");
+    Objects.requireNonNull(sinkNames, "sinkNames");
+    Objects.requireNonNull(desired, "desired");
+    ensureOpen();
+    Map<String, Record> current = index(target, desired);
+    Set<String> sinks = Set.copyOf(sinkNames);
+    while (true) {
+      TargetState ts = targets.computeIfAbsent(target, TargetState::new);
+      synchronized (ts) {
+        if (ts.discarded) {
+          continue;
+        }
+        convergeLocked(ts, sinks, current);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Stops exporting a target. With {@code sendTombstones} every sink that holds its records gets a
+   * DELETE for each (including keys only known from a checkpoint) and the checkpoints are removed
+   * once those are acknowledged; without, the target's state and checkpoints are simply forgotten.
+   */
+  public void removeTarget(String target, boolean sendTombstones) {
+    Objects.requireNonNull(target, "target");
+    ensureOpen();
+    while (true) {
+      TargetState ts = sendTombstones
+          ? targets.computeIfAbsent(target, TargetState::new)
+          : targets.get(target);
+      if (ts == null) {
+        for (String sink : channels.keySet()) {
+          deleteCheckpoint(target, sink);
+        }
+        return;
+      }
+      synchronized (ts) {
+        if (ts.discarded) {
+          continue;
+        }
+        if (sendTombstones) {
+          Set<String> sinks = ts.requestedSinks.isEmpty() && ts.bySink.isEmpty()
+              ? Set.copyOf(channels.keySet())
+              : ts.requestedSinks;
+          convergeLocked(ts, sinks, Map.of());
+          ts.removing = true;
+        } else {
+          for (SinkState st : ts.bySink.values()) {
+            forget(st);
+          }
+          ts.bySink.clear();
+          ts.discarded = true;
+          targets.remove(target, ts);
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * Waits until every sink's buffer is empty and no batch is in flight.
+   *
+   * @return false when {@code timeout} passed first (e.g. a sink is down)
+   */
+  public boolean awaitIdle(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      for (DeliveryChannel channel : List.copyOf(channels.values())) {
+        if (!channel.awaitIdle(deadline)) {
+          return false;
+        }
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /**
+   * Delivers what is pending for up to the close timeout, then stops every delivery thread, closes
+   * the sinks and writes the final checkpoints. Records still undelivered are not lost: the
+   * checkpoint holds only acknowledged state, so they are sent again after a restart.
+   */
+  @Override
+  public void close() {
+    synchronized (sinkLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    scheduler.shutdownNow();
+    try {
+      scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    long deadline = System.nanoTime() + closeTimeout.toNanos();
+    List<DeliveryChannel> all = List.copyOf(channels.values());
+    for (DeliveryChannel channel : all) {
+      long left = Math.max(0, deadline - System.nanoTime());
+      channel.stop(Duration.ofNanos(left));
+    }
+    channels.clear();
+    saveCheckpoints();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("exporter is closed");
+    }
+  }
+
+  private static Map<String, Record> index(String target, Collection<Record> desired) {
+    Map<String, Record> current = new LinkedHashMap<>(Math.max(16, desired.size() * 4 / 3 + 1));
+    for (Record r : desired) {
+      Objects.requireNonNull(r, "desired record");
+      if (r.op() != Op.UPSERT) {
+        throw new IllegalArgumentException("desired record " + r.key() + " of target " + target
+            + ": op must be UPSERT, got " + r.op());
+      }
+      if (r.contentHash() == null) {
+        throw new IllegalArgumentException("desired record " + r.key() + " of target " + target
+            + ": contentHash must be set");
+      }
+      current.put(r.key(), r);
+    }
+    return current;
+  }
+
+  /** Caller holds {@code ts}'s monitor. */
+  private void convergeLocked(TargetState ts, Set<String> sinks, Map<String, Record> current) {
+    ts.removing = false;
+    ts.current = current;
+    ts.requestedSinks = sinks;
+    for (Iterator<Map.Entry<String, SinkState>> it = ts.bySink.entrySet().iterator();
+        it.hasNext(); ) {
+      Map.Entry<String, SinkState> e = it.next();
+      if (!sinks.contains(e.getKey())) {
+        forget(e.getValue());
+        it.remove();
+      }
+    }
+    for (String sink : sinks) {
+      syncLocked(ts, sink, false);
+    }
+  }
+
+  /**
+   * Diffs the target's current set against what was enqueued for one sink and enqueues the
+   * difference. Caller holds {@code ts}'s monitor, which is what orders this against heartbeats.
+   */
+  private void syncLocked(TargetState ts, String sink, boolean resendAll) {
+    DeliveryChannel channel = channels.get(sink);
+    if (channel == null) {
+      if (warnedUnknownSinks.add(sink)) {
+        LOG.warn("target {} names sink {}, which is not configured; its records are sent once the "
+            + "sink is added", ts.target, sink);
+      }
+      return;
+    }
+    SinkState st = ts.bySink.get(sink);
+    if (st == null) {
+      st = new SinkState(ts.target, sink, loadCheckpoint(ts.target, sink));
+      ts.bySink.put(sink, st);
+    } else if (resendAll) {
+      st.resetToAcknowledged();
+    }
+    Map<String, ExportedEntry> enqueued = st.enqueued;
+    List<Pending> out = new ArrayList<>();
+    for (Map.Entry<String, Record> e : ts.current.entrySet()) {
+      String key = e.getKey();
+      Record r = e.getValue();
+      ExportedEntry prev = enqueued.get(key);
+      if (prev == null || !r.contentHash().equals(prev.contentHash())) {
+        ExportedEntry entry = ExportedEntry.of(r);
+        enqueued.put(key, entry);
+        out.add(new Pending(st, key, r, entry));
+      }
+    }
+    // Every current key is in `enqueued` now, so it holds vanished keys exactly when it is larger;
+    // an unchanged set costs one lookup per record and no second pass.
+    if (enqueued.size() > ts.current.size()) {
+      for (Iterator<Map.Entry<String, ExportedEntry>> it = enqueued.entrySet().iterator();
+          it.hasNext(); ) {
+        Map.Entry<String, ExportedEntry> e = it.next();
+        if (!ts.current.containsKey(e.getKey())) {
+          it.remove();
+          out.add(new Pending(st, e.getKey(), tombstone(ts.target, e.getValue()), e.getValue()));
+        }
+      }
+    }
+    channel.enqueue(out);
+  }
+
+  private Record tombstone(String target, ExportedEntry e) {
+    return new Record(Op.DELETE, e.cluster(), target, e.profile(), e.resource(), e.namespace(),
+        e.name(), e.uid(), null, clock.instant(), null, null, null, null);
+  }
+
+  /** Drops a (target, sink) state: no tombstones, unsent records discarded, checkpoint deleted. */
+  private void forget(SinkState st) {
+    synchronized (st.saveLock) {
+      st.detached = true;
+      deleteCheckpoint(st.target, st.sink);
+    }
+    DeliveryChannel channel = channels.get(st.sink);
+    if (channel != null) {
+      channel.purge(st);
+    }
+  }
+
+  private Map<String, ExportedEntry> loadCheckpoint(String target, String sink) {
+    try {
+      Map<String, ExportedEntry> loaded = checkpoints.load(target, sink);
+      return loaded == null ? Map.of() : loaded;
+    } catch (RuntimeException e) {
+      LOG.warn("cannot load checkpoint of target {} sink {}; treating it as empty (objects deleted "
+          + "while the exporter was down get no tombstone): {}", target, sink, e.toString());
+      return Map.of();
+    }
+  }
+
+  private void deleteCheckpoint(String target, String sink) {
+    try {
+      checkpoints.delete(target, sink);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot delete checkpoint of target {} sink {}: {}", target, sink, e.toString());
+    }
+  }
+
+  // ---- heartbeats -------------------------------------------------------------------------------
+
+  private void scheduleHeartbeat(DeliveryChannel channel) {
+    Duration interval = channel.options().heartbeatInterval();
+    if (interval.isZero()) {
+      return;
+    }
+    long periodNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1),
+        interval.toNanos() / HEARTBEAT_SLICES);
+    AtomicInteger tick = new AtomicInteger();
+    ScheduledFuture<?> future = scheduler.scheduleAtFixedRate(
+        () -> heartbeatTick(channel, Math.floorMod(tick.getAndIncrement(), HEARTBEAT_SLICES)),
+        periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+    heartbeats.put(channel.name(), future);
+  }
+
+  /**
+   * Re-sends one slice of every target's current set to one sink. Slices come from a hash of
+   * (target, key), so each key is re-sent once per interval and the load is spread evenly. Runs
+   * under the target's monitor and reads the current record, so it can only re-send the newest
+   * state: it never overtakes a converge.
+   */
+  private void heartbeatTick(DeliveryChannel channel, int slice) {
+    try {
+      for (TargetState ts : targets.values()) {
+        synchronized (ts) {
+          if (ts.discarded || channels.get(channel.name()) != channel) {
+            continue;
+          }
+          SinkState st = ts.bySink.get(channel.name());
+          if (st == null) {
+            continue;
+          }
+          List<Pending> out = new ArrayList<>();
+          for (Map.Entry<String, Record> e : ts.current.entrySet()) {
+            if (heartbeatSlice(ts.target, e.getKey()) != slice) {
+              continue;
+            }
+            ExportedEntry entry = st.enqueued.get(e.getKey());
+            if (entry != null) {
+              out.add(new Pending(st, e.getKey(), e.getValue(), entry));
+            }
+          }
+          channel.enqueue(out);
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("heartbeat of sink {} failed: {}", channel.name(), e.toString());
+    }
+  }
+
+  static int heartbeatSlice(String target, String key) {
+    int h = target.hashCode() * 31 + key.hashCode();
+    h ^= h >>> 16;
+    h *= 0x9E3779B1;
+    h ^= h >>> 15;
+    return Math.floorMod(h, HEARTBEAT_SLICES);
+  }
+
+  // ---- checkpoints ------------------------------------------------------------------------------
+
+  /** Writes dirty checkpoints and completes removals whose tombstones were all acknowledged. */
+  private void saveCheckpoints() {
+    for (TargetState ts : targets.values()) {
+      List<SinkState> states;
+      boolean removing;
+      synchronized (ts) {
+        states = new ArrayList<>(ts.bySink.values());
+        removing = ts.removing;
+      }
+      for (SinkState st : states) {
+        if (st.dirty.getAndSet(false)) {
+          saveNow(st);
+        }
+      }
+      if (removing) {
+        completeRemoval(ts);
+      }
+    }
+  }
+
+  private void saveNow(SinkState st) {
+    synchronized (st.saveLock) {
+      if (st.detached) {
+        return;
+      }
+      try {
+        checkpoints.save(st.target, st.sink, Map.copyOf(st.acknowledged));
+        if (checkpointFailing) {
+          checkpointFailing = false;
+          LOG.info("checkpoint writes work again");
+        }
+      } catch (RuntimeException e) {
+        st.dirty.set(true);
+        if (!checkpointFailing) {
+          checkpointFailing = true;
+          LOG.warn("cannot save checkpoint of target {} sink {} (retrying; further failures are "
+              + "logged at debug): {}", st.target, st.sink, e.toString());
+        } else {
+          LOG.debug("cannot save checkpoint of target {} sink {}: {}", st.target, st.sink,
+              e.toString());
+        }
+      }
+    }
+  }
+
+  private void completeRemoval(TargetState ts) {
+    synchronized (ts) {
+      if (!ts.removing || ts.discarded) {
+        return;
+      }
+      for (SinkState st : ts.bySink.values()) {
+        // Done once nothing of it is pending or in flight: tombstones are acknowledged, or were
+        // rejected permanently (then waiting longer would never end). Without a running channel
+        // (sink removed, exporter closing) only a fully acknowledged state may go: otherwise the
+        // checkpoint is what makes the next run send the missing tombstones.
+        DeliveryChannel channel = channels.get(st.sink);
+        boolean done = channel != null ? !channel.holds(st) : st.acknowledged.isEmpty();
+        if (!done) {
+          return;
+        }
+      }
+      for (SinkState st : ts.bySink.values()) {
+        forget(st);
+      }
+      ts.bySink.clear();
+      ts.discarded = true;
+      targets.remove(ts.target, ts);
+    }
+  }
+
+  /** For tests: the keys enqueued (dedupe state) for a (target, sink). */
+  Set<String> enqueuedKeys(String target, String sink) {
+    TargetState ts = targets.get(target);
+    if (ts == null) {
+      return Set.of();
+    }
+    synchronized (ts) {
+      SinkState st = ts.bySink.get(sink);
+      return st == null ? Set.of() : new HashSet<>(st.enqueued.keySet());
+    }
+  }
+
+  /** For tests: whether the exporter still holds state for a target. */
+  boolean knowsTarget(String target) {
+    return targets.containsKey(target);
+  }
+}

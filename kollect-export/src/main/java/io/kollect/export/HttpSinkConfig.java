@@ -1,0 +1,123 @@
+package io.kollect.export;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/**
+ * Where and how an {@link HttpSink} posts.
+ *
+ * <p>Credentials are suppliers, asked before every request, so a host can resolve them from a
+ * Kubernetes Secret and rotate them without rebuilding the sink; their values are never logged.
+ *
+ * @param url endpoint receiving {@code POST}s ({@code http} or {@code https})
+ * @param timeout connect and response timeout of one request
+ * @param gzip compress request bodies ({@code Content-Encoding: gzip})
+ * @param headers extra request headers (values are redacted from {@link #toString()})
+ * @param bearerToken supplies the token for {@code Authorization: Bearer}, or {@code null}
+ * @param basicAuth supplies credentials for {@code Authorization: Basic}, or {@code null}
+ */
+public record HttpSinkConfig(
+    URI url,
+    Duration timeout,
+    boolean gzip,
+    Map<String, String> headers,
+    Supplier<String> bearerToken,
+    Supplier<BasicCredentials> basicAuth) {
+
+  /** Headers the sink sets itself or the JDK client manages. */
+  private static final Set<String> RESERVED = Set.of("authorization", "content-type",
+      "content-encoding", "content-length", "connection", "expect", "host", "upgrade");
+
+  /** A user name and password for HTTP basic authentication. */
+  public record BasicCredentials(String username, String password) {
+    public BasicCredentials {
+      Objects.requireNonNull(username, "username");
+      Objects.requireNonNull(password, "password");
+      if (username.indexOf(':') >= 0) {
+        throw new IllegalArgumentException("username: must not contain ':'");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "BasicCredentials[username=" + username + ", password=***]";
+    }
+  }
+
+  public HttpSinkConfig {
+    if (url == null) {
+      throw new IllegalArgumentException("url: must be set");
+    }
+    String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+    if (!scheme.equals("http") && !scheme.equals("https")) {
+      throw new IllegalArgumentException("url: must be an http or https URL, got " + url);
+    }
+    if (url.getHost() == null) {
+      throw new IllegalArgumentException("url: has no host: " + url);
+    }
+    if (timeout == null || timeout.isZero() || timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout: must be positive, got " + timeout);
+    }
+    headers = headers == null ? Map.of() : Map.copyOf(headers);
+    for (Map.Entry<String, String> h : headers.entrySet()) {
+      String n = h.getKey();
+      if (n.isEmpty() || !n.chars().allMatch(HttpSinkConfig::isTokenChar)) {
+        throw new IllegalArgumentException("headers: invalid header name '" + n + "'");
+      }
+      if (RESERVED.contains(n.toLowerCase(Locale.ROOT))) {
+        throw new IllegalArgumentException("headers: '" + n + "' is set by the sink itself"
+            + (n.equalsIgnoreCase("authorization") ? "; use bearerToken or basicAuth" : ""));
+      }
+      if (h.getValue() == null || h.getValue().indexOf('\n') >= 0 || h.getValue().indexOf('\r') >= 0) {
+        throw new IllegalArgumentException("headers: value of '" + n + "' must be one line");
+      }
+    }
+    if (bearerToken != null && basicAuth != null) {
+      throw new IllegalArgumentException("bearerToken, basicAuth: set at most one of them");
+    }
+  }
+
+  /** Posts to {@code url} with a 10 s timeout, no compression, no extra headers, no auth. */
+  public static HttpSinkConfig of(URI url) {
+    return new HttpSinkConfig(url, Duration.ofSeconds(10), false, Map.of(), null, null);
+  }
+
+  public HttpSinkConfig withTimeout(Duration d) {
+    return new HttpSinkConfig(url, d, gzip, headers, bearerToken, basicAuth);
+  }
+
+  public HttpSinkConfig withGzip(boolean on) {
+    return new HttpSinkConfig(url, timeout, on, headers, bearerToken, basicAuth);
+  }
+
+  public HttpSinkConfig withHeaders(Map<String, String> h) {
+    return new HttpSinkConfig(url, timeout, gzip, h, bearerToken, basicAuth);
+  }
+
+  public HttpSinkConfig withBearerToken(Supplier<String> token) {
+    return new HttpSinkConfig(url, timeout, gzip, headers, token, null);
+  }
+
+  public HttpSinkConfig withBasicAuth(Supplier<BasicCredentials> credentials) {
+    return new HttpSinkConfig(url, timeout, gzip, headers, null, credentials);
+  }
+
+  @Override
+  public String toString() {
+    Map<String, String> redacted = new TreeMap<>();
+    headers.keySet().forEach(k -> redacted.put(k, "***"));
+    return "HttpSinkConfig[url=" + url + ", timeout=" + timeout + ", gzip=" + gzip + ", headers="
+        + redacted + ", auth=" + (bearerToken != null ? "bearer" : basicAuth != null ? "basic" : "none")
+        + "]";
+  }
+
+  private static boolean isTokenChar(int c) {
+    return c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0;
+  }
+}

@@ -1,0 +1,40 @@
+package io.kollect.export;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import io.kollect.extract.Record;
+import io.kollect.extract.Records;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+
+/** The documented record JSON, through the shared {@link Records} mapper. */
+final class RecordJson {
+
+  static final ObjectMapper MAPPER = Records.mapper();
+  private static final ObjectWriter WRITER = MAPPER.writerFor(Record.class);
+
+  private RecordJson() {}
+
+  /** One record as a single JSON line, without the newline. */
+  static String line(Record record) {
+    return Records.toJsonLine(record);
+  }
+
+  /** A batch as one JSON array (the HTTP sink's body); {@code out} is left open. */
+  static void writeArray(List<Record> records, OutputStream out) throws IOException {
+    try (JsonGenerator gen = MAPPER.getFactory().createGenerator(out)) {
+      gen.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+      gen.writeStartArray();
+      for (Record r : records) {
+        WRITER.writeValue(gen, r);
+      }
+      gen.writeEndArray();
+    }
+  }
+
+  static Record parse(String json) {
+    return Records.fromJson(json);
+  }
+}

@@ -1,0 +1,108 @@
+package io.kollect.export;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kollect.extract.GroupVersionKind;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FileCheckpointStoreTest {
+
+  @TempDir Path dir;
+
+  static final ExportedEntry A = new ExportedEntry(new GroupVersionKind("apps", "v1", "Deployment"),
+      "ns", "a", "uid-a", "p1", "h1", "c1");
+  static final ExportedEntry CLUSTER_SCOPED = new ExportedEntry(
+      new GroupVersionKind("", "v1", "Namespace"), null, "kube-system", "uid-ks", "p1", "h2", null);
+
+  @Test
+  void savedEntriesLoadBackEqual() {
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    store.save("ns/target", "http", Map.of(A.key(), A, CLUSTER_SCOPED.key(), CLUSTER_SCOPED));
+    Map<String, ExportedEntry> loaded = new FileCheckpointStore(dir).load("ns/target", "http");
+    assertThat(loaded).containsExactlyInAnyOrderEntriesOf(
+        Map.of(A.key(), A, CLUSTER_SCOPED.key(), CLUSTER_SCOPED));
+  }
+
+  @Test
+  void missingCheckpointIsEmpty() {
+    assertThat(new FileCheckpointStore(dir).load("t", "s")).isEmpty();
+  }
+
+  @Test
+  void corruptFileIsTreatedAsEmptyAndOverwrittenByTheNextSave() throws IOException {
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    store.save("t", "s", Map.of(A.key(), A));
+    Path file = store.file("t", "s");
+    Files.writeString(file, "{\"version\":1,\"target\":\"t\",\"sink\":\"s\",\"entries\":{\"k\":");
+    assertThat(store.load("t", "s")).isEmpty();
+    store.save("t", "s", Map.of(A.key(), A));
+    assertThat(store.load("t", "s")).containsOnlyKeys(A.key());
+  }
+
+  @Test
+  void fileOfAnotherTargetIsNotTrusted() throws IOException {
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    store.save("other", "s", Map.of(A.key(), A));
+    Files.copy(store.file("other", "s"), store.file("t", "s"));
+    assertThat(store.load("t", "s")).isEmpty();
+  }
+
+  @Test
+  void writesLeaveNoTemporaryFilesAndOneFilePerTargetAndSink() throws IOException {
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    for (int i = 0; i < 5; i++) {
+      store.save("ns/t", "s", Map.of(A.key(), A));
+    }
+    store.save("ns/t", "s2", Map.of());
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("ns%2Ft.s.checkpoint.json", "ns%2Ft.s2.checkpoint.json");
+    }
+  }
+
+  @Test
+  void namesThatLookAlikeAfterEscapingStillGetDistinctFiles() {
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    assertThat(store.file("a.b", "c")).isNotEqualTo(store.file("a", "b.c"));
+    assertThat(store.file("../x", "s").getParent()).isEqualTo(dir);
+    String longName = "n".repeat(300);
+    Path f = store.file(longName, "s");
+    assertThat(f.getFileName().toString().length()).isLessThan(255);
+    assertThat(f).isNotEqualTo(store.file(longName + "x", "s"));
+  }
+
+  @Test
+  void deleteRemovesTheCheckpoint() {
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    store.save("t", "s", Map.of(A.key(), A));
+    store.delete("t", "s");
+    assertThat(store.load("t", "s")).isEmpty();
+    store.delete("t", "s");
+  }
+
+  @Test
+  void leftoverTemporaryFilesAreRemovedOnStart() throws IOException {
+    Files.writeString(dir.resolve("t.s.checkpoint.json.1.tmp"), "{");
+    new FileCheckpointStore(dir);
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files).isEmpty();
+    }
+  }
+
+  @Test
+  void fileHasTheDocumentedFormat() throws IOException {
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    store.save("t", "s", Map.of(A.key(), A));
+    assertThat(Files.readString(store.file("t", "s"))).isEqualTo(
+        "{\"version\":1,\"target\":\"t\",\"sink\":\"s\",\"entries\":{\"apps/Deployment/ns/a\":"
+            + "{\"resource\":{\"group\":\"apps\",\"version\":\"v1\",\"kind\":\"Deployment\"},"
+            + "\"namespace\":\"ns\",\"name\":\"a\",\"uid\":\"uid-a\",\"profile\":\"p1\","
+            + "\"contentHash\":\"h1\",\"cluster\":\"c1\"}}}");
+  }
+}

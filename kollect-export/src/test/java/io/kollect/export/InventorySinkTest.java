@@ -1,0 +1,45 @@
+package io.kollect.export;
+
+import static io.kollect.export.TestRecords.record;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kollect.extract.GroupVersionKind;
+import io.kollect.extract.Op;
+import io.kollect.extract.Record;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class InventorySinkTest {
+
+  static Record service(String target, String ns, String name) {
+    return new Record(Op.UPSERT, "c1", target, "p", new GroupVersionKind("", "v1", "Service"), ns,
+        name, "u", "1", Instant.EPOCH, "h", Map.of(), Map.of(), Map.of());
+  }
+
+  @Test
+  void upsertReplacesAndDeleteRemoves() {
+    InventorySink inv = new InventorySink("inv");
+    inv.write(List.of(record("t", "a", 1), record("t", "b", 1)));
+    inv.write(List.of(record("t", "a", 2), record("t", "b", 1).tombstone(Instant.EPOCH)));
+    List<Record> all = inv.query(InventoryQuery.all());
+    assertThat(all).hasSize(1);
+    assertThat(TestRecords.seq(all.get(0))).isEqualTo(2);
+    assertThat(inv.size("t")).isEqualTo(1);
+  }
+
+  @Test
+  void queryFiltersByTargetGroupKindNamespaceAndNameOrderedByTargetThenKey() {
+    InventorySink inv = new InventorySink("inv");
+    inv.write(List.of(service("t2", "x", "s1"), record("t1", "b", 1), service("t1", "y", "s2"),
+        record("t1", "a", 1), service("t1", "x", "s1")));
+    assertThat(inv.query(InventoryQuery.all())).extracting(r -> r.target() + ":" + r.key())
+        .containsExactly("t1:/Service/x/s1", "t1:/Service/y/s2", "t1:apps/Deployment/ns/a",
+            "t1:apps/Deployment/ns/b", "t2:/Service/x/s1");
+    assertThat(inv.query(new InventoryQuery("t1", "", "Service", null, null))).hasSize(2);
+    assertThat(inv.query(new InventoryQuery(null, null, "Service", "x", null))).hasSize(2);
+    assertThat(inv.query(new InventoryQuery(null, "apps", null, null, "b"))).hasSize(1);
+    assertThat(inv.query(new InventoryQuery("nope", null, null, null, null))).isEmpty();
+  }
+}
