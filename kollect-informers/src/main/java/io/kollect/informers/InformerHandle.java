@@ -1,0 +1,94 @@
+package io.kollect.informers;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Informable;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One fabric8 informer over one scope (all namespaces, or one namespace) of one type, with the
+ * store shape it was started with. Its events go to the owning {@link TypeState}.
+ */
+final class InformerHandle {
+
+  /** Where the handle is in a scope change: started, serving reads, or being drained. */
+  enum Phase {
+    /** Started but not yet serving reads; its initial adds are checked against the active cache. */
+    PENDING,
+    /** Serving reads and events. */
+    ACTIVE,
+    /** Replaced; still delivers events until it is stopped shortly after. */
+    RETIRED
+  }
+
+  final TypeState owner;
+  /** {@link TypeState#ALL} or a namespace. */
+  final String scope;
+  final ObjectProjection projection;
+  final TrimmingItemStore store;
+  final SharedIndexInformer<GenericKubernetesResource> informer;
+
+  volatile Phase phase = Phase.PENDING;
+  volatile boolean synced;
+  volatile boolean stopped;
+  /** Whether a watch was ever established, and whether it is known to be down now. */
+  volatile boolean everWatched;
+  volatile boolean down;
+
+  InformerHandle(TypeState owner, KubernetesClient client, ResourceDefinitionContext context,
+      String scope, ObjectProjection projection, long resyncMillis) {
+    this.owner = owner;
+    this.scope = scope;
+    this.projection = projection;
+    this.store = new TrimmingItemStore(projection);
+    MixedOperation<GenericKubernetesResource, ?, ?> op = client.genericKubernetesResources(context);
+    Informable<GenericKubernetesResource> informable =
+        TypeState.ALL.equals(scope) ? op.inAnyNamespace() : op.inNamespace(scope);
+    this.informer = informable.runnableInformer(resyncMillis);
+    informer.itemStore(store);
+    informer.exceptionHandler((isStarted, t) -> {
+      if (stopped) {
+        return false;
+      }
+      owner.onListWatchError(this, isStarted, t);
+      // keep retrying with fabric8's exponential backoff; RBAC and discovery changes are handled
+      // by re-planning, which stops this informer if it should not run
+      return true;
+    });
+    informer.addEventHandler(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(GenericKubernetesResource obj) {
+        owner.onInformerEvent(InformerHandle.this, ResourceEvent.Kind.ADDED, obj, null);
+      }
+
+      @Override
+      public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
+        owner.onInformerEvent(InformerHandle.this, ResourceEvent.Kind.UPDATED, newObj, oldObj);
+      }
+
+      @Override
+      public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
+        // a delete noticed only by a relist (final state unknown) is still a delete for consumers
+        owner.onInformerEvent(InformerHandle.this, ResourceEvent.Kind.DELETED, obj, null);
+      }
+    });
+  }
+
+  CompletionStage<Void> start() {
+    return informer.start();
+  }
+
+  void stop() {
+    stopped = true;
+    informer.stop();
+  }
+
+  @Override
+  public String toString() {
+    return owner.type + (TypeState.ALL.equals(scope) ? " (all namespaces)" : " in " + scope);
+  }
+}

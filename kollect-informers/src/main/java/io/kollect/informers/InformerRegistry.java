@@ -1,0 +1,378 @@
+package io.kollect.informers;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Shared dynamic informers for one cluster, handed out as {@link InformerLease leases}.
+ *
+ * <p>There is one informer per resource type however many leases share it: cluster-wide when any
+ * lease reads all namespaces, otherwise one per namespace in the union of the leases' namespaces,
+ * and per readable namespace when cluster-wide list/watch is forbidden. Leases filter further by
+ * namespace, label selector and name when reading and when receiving events. When the last lease
+ * of a type is closed its informers stop after {@link InformerOptions#releaseGrace()} and their
+ * cache is released; a new lease within the grace period reuses them.
+ *
+ * <p>Before watching, the registry asks the API server (discovery, then SelfSubjectAccessReview
+ * for list and watch) what it may read, and reports what it cannot through {@link LeaseStatus}:
+ * {@code notServed} types start by themselves when their CRD appears, forbidden scopes are
+ * re-checked every {@link InformerOptions#forbiddenRetry()}.
+ *
+ * <p>{@link #lease} never blocks on the API server: planning runs on one background thread, and
+ * the lease reports {@link InformerLease#hasSynced()} (and {@link LeaseListener#onStatusChange})
+ * once its informers have listed.
+ */
+public final class InformerRegistry implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(InformerRegistry.class);
+  private static final Duration WATCH_SAMPLE = Duration.ofSeconds(1);
+  static final ResourceDefinitionContext CRD_CONTEXT = new ResourceDefinitionContext.Builder()
+      .withGroup("apiextensions.k8s.io")
+      .withVersion("v1")
+      .withKind("CustomResourceDefinition")
+      .withPlural("customresourcedefinitions")
+      .withNamespaced(false)
+      .build();
+
+  private final KubernetesClient client;
+  private final InformerOptions options;
+  private final ApiDiscovery discovery;
+  private final AccessReview access;
+  private final ScheduledExecutorService planner;
+  private final Map<ResourceType, TypeState> types = new ConcurrentHashMap<>();
+  private final AtomicInteger informers = new AtomicInteger();
+  private volatile boolean closed;
+
+  /** How the registry notices types that become served; planner thread only. */
+  private enum TypeWatchMode { NONE, CRD_WATCH, POLLING }
+
+  private TypeWatchMode typeWatchMode = TypeWatchMode.NONE;
+  private volatile SharedIndexInformer<GenericKubernetesResource> crdInformer;
+
+  /**
+   * Creates a registry; nothing is watched until the first lease.
+   *
+   * @param client the cluster's client (the registry does not close it)
+   * @param options settings
+   * @throws IllegalArgumentException naming the option that is invalid
+   */
+  public InformerRegistry(KubernetesClient client, InformerOptions options) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.options = validate(options);
+    this.discovery = new ApiDiscovery(client);
+    this.access = new AccessReview(client);
+    this.planner = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "kollect-informers-" + options.cluster());
+      t.setDaemon(true);
+      return t;
+    });
+    planner.scheduleWithFixedDelay(() -> safely(() -> types.values().forEach(TypeState::sampleWatches)),
+        WATCH_SAMPLE.toMillis(), WATCH_SAMPLE.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private static InformerOptions validate(InformerOptions o) {
+    if (o == null) {
+      throw new IllegalArgumentException("options: must not be null");
+    }
+    if (o.cluster() == null || o.cluster().isBlank()) {
+      throw new IllegalArgumentException("options.cluster: must not be empty");
+    }
+    requireNonNegative(o.resyncPeriod(), "options.resyncPeriod");
+    requireNonNegative(o.releaseGrace(), "options.releaseGrace");
+    requirePositive(o.forbiddenRetry(), "options.forbiddenRetry");
+    requirePositive(o.discoveryInterval(), "options.discoveryInterval");
+    if (o.metrics() == null) {
+      throw new IllegalArgumentException("options.metrics: must not be null (use InformerMetrics.noop())");
+    }
+    return o;
+  }
+
+  private static void requireNonNegative(Duration d, String field) {
+    if (d == null || d.isNegative()) {
+      throw new IllegalArgumentException(field + ": must be zero or positive, was " + d);
+    }
+  }
+
+  private static void requirePositive(Duration d, String field) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(field + ": must be positive, was " + d);
+    }
+  }
+
+  /**
+   * Leases {@code request.type()} in the request's scope. Returns at once; the lease syncs in the
+   * background. Events for objects in scope go to {@code listener}; read the initial state with
+   * {@link InformerLease#list()} once the lease has synced.
+   *
+   * @throws IllegalArgumentException naming the request field that is invalid
+   * @throws IllegalStateException when the registry is closed
+   */
+  public InformerLease lease(LeaseRequest request, LeaseListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    LabelSelectorMatcher selector = validate(request);
+    if (closed) {
+      throw new IllegalStateException("InformerRegistry for cluster " + options.cluster() + " is closed");
+    }
+    LeaseHandle[] created = new LeaseHandle[1];
+    TypeState state = types.compute(request.type(), (type, existing) -> {
+      TypeState s = existing == null ? new TypeState(this, type) : existing;
+      created[0] = new LeaseHandle(s, request, listener, selector);
+      s.leases.add(created[0]);
+      return s;
+    });
+    state.schedulePlan();
+    return created[0];
+  }
+
+  private static LabelSelectorMatcher validate(LeaseRequest request) {
+    if (request == null) {
+      throw new IllegalArgumentException("request: must not be null");
+    }
+    ResourceType t = request.type();
+    if (t == null) {
+      throw new IllegalArgumentException("request.type: must not be null");
+    }
+    if (t.version() == null || t.version().isBlank()) {
+      throw new IllegalArgumentException("request.type.version: must not be empty");
+    }
+    if (t.kind() == null || t.kind().isBlank()) {
+      throw new IllegalArgumentException("request.type.kind: must not be empty");
+    }
+    for (String ns : request.namespaces()) {
+      if (ns == null || ns.isBlank() || TypeState.ALL.equals(ns)) {
+        throw new IllegalArgumentException("request.namespaces: invalid namespace '" + ns
+            + "' (leave the set empty for all namespaces)");
+      }
+    }
+    if (request.keepPaths() != null) {
+      List<List<String>> paths = request.keepPaths();
+      for (int i = 0; i < paths.size(); i++) {
+        List<String> path = paths.get(i);
+        if (path.isEmpty() || path.stream().anyMatch(k -> k == null || k.isEmpty())) {
+          throw new IllegalArgumentException("request.keepPaths[" + i + "]: must be a non-empty list of non-empty keys, was " + path);
+        }
+      }
+    }
+    LabelSelector selector = request.labelSelector();
+    try {
+      return LabelSelectorMatcher.compile(selector);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("request." + e.getMessage(), e);
+    }
+  }
+
+  /** Whether every lease has synced (types not served or wholly forbidden count as synced). */
+  public boolean allSynced() {
+    for (TypeState s : types.values()) {
+      for (LeaseHandle l : s.leases) {
+        if (!l.hasSynced()) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Running informers for leased types (per namespace when split; briefly more while re-planning). */
+  public int informerCount() {
+    return informers.get();
+  }
+
+  /** Stops every informer and the planner. Leases become empty. Does not close the client. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    planner.shutdownNow();
+    try {
+      if (!planner.awaitTermination(5, TimeUnit.SECONDS)) {
+        log.warn("Informer planner for cluster {} did not stop within 5 s", options.cluster());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    types.values().forEach(TypeState::stopAll);
+    types.clear();
+    SharedIndexInformer<GenericKubernetesResource> crd = crdInformer;
+    if (crd != null) {
+      crd.stop();
+    }
+  }
+
+  // ---------------------------------------------------------------- package-private plumbing
+
+  KubernetesClient client() {
+    return client;
+  }
+
+  InformerOptions options() {
+    return options;
+  }
+
+  ApiDiscovery discovery() {
+    return discovery;
+  }
+
+  AccessReview access() {
+    return access;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  void onPlanner(Runnable task) {
+    if (closed) {
+      return;
+    }
+    try {
+      planner.execute(() -> safely(task));
+    } catch (RejectedExecutionException e) {
+      // closing
+    }
+  }
+
+  ScheduledFuture<?> schedule(Runnable task, Duration delay) {
+    try {
+      return planner.schedule(() -> safely(task), delay.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      return null;
+    }
+  }
+
+  private void safely(Runnable task) {
+    if (closed) {
+      return;
+    }
+    try {
+      task.run();
+    } catch (RuntimeException e) {
+      log.error("Informer planning task failed", e);
+    }
+  }
+
+  void release(LeaseHandle lease) {
+    lease.state.leases.remove(lease);
+    lease.state.schedulePlan();
+  }
+
+  /** Removes {@code state} if no lease joined meanwhile (atomic with {@link #lease}). */
+  boolean removeIfUnused(TypeState state) {
+    boolean[] removed = {false};
+    types.computeIfPresent(state.type, (type, existing) -> {
+      if (existing == state && existing.leases.isEmpty()) {
+        existing.removed = true;
+        removed[0] = true;
+        return null;
+      }
+      return existing;
+    });
+    return removed[0];
+  }
+
+  void informerStarted(ResourceType type) {
+    informers.incrementAndGet();
+    options.metrics().informers(1);
+  }
+
+  void informerStopped(ResourceType type) {
+    informers.decrementAndGet();
+    options.metrics().informers(-1);
+  }
+
+  /**
+   * Makes sure the registry notices types that become served: by watching CRDs when allowed
+   * (event-driven), else by re-running discovery every {@link InformerOptions#discoveryInterval()}
+   * for the types that are not served. Planner thread.
+   */
+  void watchForNewTypes() {
+    if (typeWatchMode != TypeWatchMode.NONE) {
+      return;
+    }
+    AccessReview.Decision d;
+    try {
+      d = access.listWatch(CRD_CONTEXT.getGroup(), CRD_CONTEXT.getPlural(), null);
+    } catch (KubernetesClientException e) {
+      d = new AccessReview.Decision(false, e.getMessage());
+    }
+    if (d.allowed()) {
+      typeWatchMode = TypeWatchMode.CRD_WATCH;
+      SharedIndexInformer<GenericKubernetesResource> informer = client.genericKubernetesResources(CRD_CONTEXT)
+          .inAnyNamespace().runnableInformer(0);
+      // the registry needs only which group a CRD belongs to
+      informer.itemStore(new TrimmingItemStore(ObjectProjection.of(
+          List.of(List.of("spec", "group"), List.of("spec", "names", "kind")))));
+      informer.addEventHandler(new ResourceEventHandler<>() {
+        @Override
+        public void onAdd(GenericKubernetesResource crd) {
+          onCrdChange(crd);
+        }
+
+        @Override
+        public void onUpdate(GenericKubernetesResource oldCrd, GenericKubernetesResource crd) {
+          onCrdChange(crd);
+        }
+
+        @Override
+        public void onDelete(GenericKubernetesResource crd, boolean deletedFinalStateUnknown) {
+          onCrdChange(crd);
+        }
+      });
+      informer.exceptionHandler((isStarted, t) -> !closed);
+      crdInformer = informer;
+      informer.start();
+      log.info("Watching CustomResourceDefinitions to notice types that become served");
+    } else {
+      typeWatchMode = TypeWatchMode.POLLING;
+      long every = options.discoveryInterval().toMillis();
+      planner.scheduleWithFixedDelay(() -> safely(this::recheckNotServed), every, every,
+          TimeUnit.MILLISECONDS);
+      log.info("Cannot watch CustomResourceDefinitions ({}); re-checking discovery every {} for types not served",
+          d.detail(), options.discoveryInterval());
+    }
+  }
+
+  private void onCrdChange(GenericKubernetesResource crd) {
+    Object spec = crd.getAdditionalProperties().get("spec");
+    Object group = spec instanceof Map<?, ?> m ? m.get("group") : null;
+    if (group == null) {
+      return;
+    }
+    for (TypeState s : types.values()) {
+      if (s.type.group().equals(group)) {
+        s.rediscover = true;
+        s.typeEventHint = true;
+        s.schedulePlan();
+      }
+    }
+  }
+
+  private void recheckNotServed() {
+    for (TypeState s : types.values()) {
+      if (s.notServed()) {
+        s.rediscover = true;
+        s.schedulePlan();
+      }
+    }
+  }
+}

@@ -1,0 +1,107 @@
+package io.kollect.informers;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The registry's {@link InformerLease}: a filter over its type's shared informers. */
+final class LeaseHandle implements InformerLease {
+
+  private static final Logger log = LoggerFactory.getLogger(LeaseHandle.class);
+
+  final TypeState state;
+  private final LeaseRequest request;
+  private final LeaseListener listener;
+  private final LabelSelectorMatcher selector;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** Whether a plan has taken this lease into account (before that it cannot be synced). */
+  volatile boolean planned;
+  volatile LeaseStatus lastPublished;
+
+  LeaseHandle(TypeState state, LeaseRequest request, LeaseListener listener,
+      LabelSelectorMatcher selector) {
+    this.state = state;
+    this.request = request;
+    this.listener = listener;
+    this.selector = selector;
+  }
+
+  @Override
+  public LeaseRequest request() {
+    return request;
+  }
+
+  @Override
+  public List<GenericKubernetesResource> list() {
+    return closed.get() ? List.of() : state.read(this);
+  }
+
+  @Override
+  public boolean hasSynced() {
+    return status().synced();
+  }
+
+  @Override
+  public LeaseStatus status() {
+    return state.statusFor(this);
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      state.registry.release(this);
+    }
+  }
+
+  boolean isClosed() {
+    return closed.get();
+  }
+
+  /** Whether {@code obj} is in this lease's scope (namespaces, names, labels). */
+  boolean accepts(GenericKubernetesResource obj) {
+    ObjectMeta m = obj.getMetadata();
+    if (m == null) {
+      return false;
+    }
+    // cluster-scoped objects have no namespace; a namespace list cannot exclude them
+    if (m.getNamespace() != null && !request.namespaces().isEmpty()
+        && !request.namespaces().contains(m.getNamespace())) {
+      return false;
+    }
+    if (!request.names().isEmpty() && !request.names().contains(m.getName())) {
+      return false;
+    }
+    return selector.test(m.getLabels());
+  }
+
+  void deliver(ResourceEvent event) {
+    if (closed.get()) {
+      return;
+    }
+    try {
+      listener.onEvent(event);
+    } catch (RuntimeException e) {
+      log.warn("Lease listener for {} failed on {}", request.type(), event, e);
+    }
+  }
+
+  void notifyStatus(LeaseStatus status) {
+    if (closed.get()) {
+      return;
+    }
+    try {
+      listener.onStatusChange(status);
+    } catch (RuntimeException e) {
+      log.warn("Lease listener for {} failed on status {}", request.type(), status, e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "lease(" + request.type() + ", namespaces=" + request.namespaces() + ")";
+  }
+}

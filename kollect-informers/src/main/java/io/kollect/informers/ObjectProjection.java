@@ -1,0 +1,246 @@
+package io.kollect.informers;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * What the cache keeps of each object. {@link #full()} keeps everything except
+ * {@code metadata.managedFields} and the last-applied annotation (nobody reads them, and together
+ * they are often half an object's size). A projection keeps identity metadata plus the given key
+ * paths; a path keeps the whole subtree under its last key, and a list met on the way keeps the
+ * remaining path of each element.
+ */
+final class ObjectProjection {
+
+  static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+  /** Metadata fields a projection always keeps: what identifies, orders and relates an object. */
+  static final Set<String> IDENTITY_METADATA = Set.of("name", "namespace", "uid", "resourceVersion",
+      "generation", "labels", "creationTimestamp", "deletionTimestamp", "ownerReferences");
+
+  private static final ObjectProjection FULL = new ObjectProjection(null);
+
+  /** Path tree; {@code null} for the full object. Leaves are empty nodes. */
+  private final PathNode root;
+
+  private ObjectProjection(PathNode root) {
+    this.root = root;
+  }
+
+  static ObjectProjection full() {
+    return FULL;
+  }
+
+  /** The union of {@code paths}; an empty path or a bare {@code metadata} still projects. */
+  static ObjectProjection of(Collection<List<String>> paths) {
+    PathNode root = new PathNode();
+    for (List<String> path : paths) {
+      root.add(path, 0);
+    }
+    return root.isLeaf() ? FULL : new ObjectProjection(root);
+  }
+
+  boolean isFull() {
+    return root == null;
+  }
+
+  /**
+   * Returns what the cache should hold for {@code source}. The full variant trims {@code source}
+   * in place (the informer hands us a freshly deserialised object that nothing else keeps).
+   */
+  GenericKubernetesResource apply(GenericKubernetesResource source) {
+    if (root == null) {
+      trim(source.getMetadata());
+      return source;
+    }
+    GenericKubernetesResource out = new GenericKubernetesResource();
+    out.setApiVersion(source.getApiVersion());
+    out.setKind(source.getKind());
+    out.setMetadata(projectMetadata(source.getMetadata(), root.children.get("metadata")));
+    Map<String, Object> props = source.getAdditionalProperties();
+    if (props != null && !props.isEmpty()) {
+      for (Map.Entry<String, PathNode> child : root.children.entrySet()) {
+        if (child.getKey().equals("metadata") || !props.containsKey(child.getKey())) {
+          continue;
+        }
+        Object kept = project(props.get(child.getKey()), child.getValue());
+        if (kept != null) {
+          out.setAdditionalProperty(child.getKey(), kept);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static void trim(ObjectMeta meta) {
+    if (meta == null) {
+      return;
+    }
+    meta.setManagedFields(null);
+    Map<String, String> annotations = meta.getAnnotations();
+    if (annotations != null && annotations.containsKey(LAST_APPLIED)) {
+      // a copy rather than remove(): the map may be unmodifiable (e.g. built with Map.of)
+      Map<String, String> kept = new LinkedHashMap<>(annotations);
+      kept.remove(LAST_APPLIED);
+      meta.setAnnotations(kept);
+    }
+  }
+
+  private static ObjectMeta projectMetadata(ObjectMeta meta, PathNode wanted) {
+    if (meta == null) {
+      return null;
+    }
+    if (wanted != null && wanted.isLeaf()) {
+      trim(meta);
+      return meta;
+    }
+    ObjectMeta out = new ObjectMeta();
+    // ObjectMeta starts with empty collections; a projection holds none it was not asked for
+    out.setAnnotations(null);
+    out.setFinalizers(null);
+    out.setManagedFields(null);
+    out.setName(meta.getName());
+    out.setNamespace(meta.getNamespace());
+    out.setUid(meta.getUid());
+    out.setResourceVersion(meta.getResourceVersion());
+    out.setGeneration(meta.getGeneration());
+    out.setLabels(meta.getLabels());
+    out.setCreationTimestamp(meta.getCreationTimestamp());
+    out.setDeletionTimestamp(meta.getDeletionTimestamp());
+    out.setOwnerReferences(meta.getOwnerReferences());
+    if (wanted == null) {
+      return out;
+    }
+    for (Map.Entry<String, PathNode> field : wanted.children.entrySet()) {
+      PathNode node = field.getValue();
+      switch (field.getKey()) {
+        case "annotations" -> out.setAnnotations(projectAnnotations(meta.getAnnotations(), node));
+        case "finalizers" -> out.setFinalizers(meta.getFinalizers());
+        case "generateName" -> out.setGenerateName(meta.getGenerateName());
+        case "deletionGracePeriodSeconds" ->
+            out.setDeletionGracePeriodSeconds(meta.getDeletionGracePeriodSeconds());
+        case "selfLink" -> out.setSelfLink(meta.getSelfLink());
+        case "managedFields" -> out.setManagedFields(meta.getManagedFields());
+        default -> {
+          // identity fields are already copied; anything else is not an ObjectMeta field
+        }
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, String> projectAnnotations(Map<String, String> annotations,
+      PathNode node) {
+    if (annotations == null || annotations.isEmpty()) {
+      return annotations;
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    if (node.isLeaf()) {
+      annotations.forEach((k, v) -> {
+        if (!k.equals(LAST_APPLIED)) {
+          out.put(k, v);
+        }
+      });
+    } else {
+      for (String key : node.children.keySet()) {
+        String value = annotations.get(key);
+        if (value != null) {
+          out.put(key, value);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Returns the kept part of {@code value}, or {@code null} when nothing of it is kept. */
+  private static Object project(Object value, PathNode node) {
+    if (node.isLeaf() || value == null) {
+      return value;
+    }
+    if (value instanceof Map<?, ?> map) {
+      Map<String, Object> out = new LinkedHashMap<>(Math.max(2, node.children.size() * 2));
+      for (Map.Entry<String, PathNode> child : node.children.entrySet()) {
+        if (map.containsKey(child.getKey())) {
+          Object kept = project(map.get(child.getKey()), child.getValue());
+          if (kept != null) {
+            out.put(child.getKey(), kept);
+          }
+        }
+      }
+      return out.isEmpty() ? null : out;
+    }
+    if (value instanceof List<?> list) {
+      List<Object> out = new ArrayList<>(list.size());
+      for (Object element : list) {
+        Object kept = project(element, node);
+        if (kept != null) {
+          out.add(kept);
+        }
+      }
+      return out;
+    }
+    // a scalar where the path expects more keys: the path does not exist in this object
+    return null;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ObjectProjection other && Objects.equals(root, other.root);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hashCode(root);
+  }
+
+  @Override
+  public String toString() {
+    return root == null ? "full" : "projection" + root;
+  }
+
+  /** A key-path trie; a leaf means "keep the whole subtree". */
+  private static final class PathNode {
+    private final Map<String, PathNode> children = new TreeMap<>();
+    private boolean leaf;
+
+    void add(List<String> path, int index) {
+      if (leaf) {
+        return;
+      }
+      if (index == path.size()) {
+        leaf = true;
+        children.clear();
+        return;
+      }
+      children.computeIfAbsent(path.get(index), k -> new PathNode()).add(path, index + 1);
+    }
+
+    boolean isLeaf() {
+      return leaf;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof PathNode other && leaf == other.leaf && children.equals(other.children);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(leaf, children);
+    }
+
+    @Override
+    public String toString() {
+      return leaf ? "*" : new HashMap<>(children).toString();
+    }
+  }
+}

@@ -1,0 +1,554 @@
+package io.kollect.informers;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.kollect.informers.ApiDiscovery.TypeInfo;
+import io.kollect.informers.InformerHandle.Phase;
+import io.kollect.informers.LeaseStatus.Skipped;
+import java.net.HttpURLConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything the registry knows about one resource type: its leases, what discovery and RBAC
+ * said, and the informers that currently serve it.
+ *
+ * <p>Threading: every state change happens in {@link #plan()} and the callbacks it schedules, all
+ * on the registry's single planner thread, so no lock is needed and none is ever held across an
+ * API call. Informer threads only read the volatile snapshots ({@link #active}, ...) to filter and
+ * deliver events; lease readers do the same.
+ */
+final class TypeState {
+
+  static final String ALL = "*";
+  /** How long a replaced informer keeps delivering after its successor took over. */
+  static final Duration DRAIN = Duration.ofSeconds(2);
+  private static final int MAX_FOLLOW_UPS = 5;
+  private static final Logger log = LoggerFactory.getLogger(TypeState.class);
+
+  final InformerRegistry registry;
+  final ResourceType type;
+  final Set<LeaseHandle> leases = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean planQueued = new AtomicBoolean();
+
+  /** Set by anything that suspects discovery changed; the next plan re-resolves the type. */
+  volatile boolean rediscover = true;
+  /** Set when a CRD event hinted at a change; bounded re-checks follow if discovery lags. */
+  volatile boolean typeEventHint;
+  volatile boolean removed;
+
+  // written on the planner thread only, read anywhere
+  private volatile TypeInfo info;
+  private volatile Map<String, InformerHandle> active = Map.of();
+  private volatile Map<String, InformerHandle> pendingView = Map.of();
+  private volatile List<Skipped> skipped = List.of();
+  final Set<InformerHandle> draining = ConcurrentHashMap.newKeySet();
+
+  // planner thread only
+  private final Map<String, InformerHandle> pending = new HashMap<>();
+  private Set<String> desiredKeys = Set.of();
+  private ScheduledFuture<?> graceStop;
+  private ScheduledFuture<?> retry;
+  private int followUpsLeft;
+  private int failures;
+
+  TypeState(InformerRegistry registry, ResourceType type) {
+    this.registry = registry;
+    this.type = type;
+  }
+
+  // ---------------------------------------------------------------- planning (planner thread)
+
+  void schedulePlan() {
+    if (!removed && planQueued.compareAndSet(false, true)) {
+      registry.onPlanner(this::plan);
+    }
+  }
+
+  /** Brings informers in line with the current leases, discovery and RBAC. */
+  void plan() {
+    planQueued.set(false);
+    if (removed || registry.isClosed()) {
+      return;
+    }
+    List<LeaseHandle> snapshot = List.copyOf(leases);
+    if (snapshot.isEmpty()) {
+      if (graceStop == null) {
+        graceStop = registry.schedule(this::graceExpired, registry.options().releaseGrace());
+      }
+      return;
+    }
+    if (graceStop != null) {
+      graceStop.cancel(false);
+      graceStop = null;
+    }
+    try {
+      planServed(snapshot);
+      failures = 0;
+    } catch (KubernetesClientException e) {
+      // discovery or access review failed (API server unreachable or busy): nothing was changed,
+      // what runs keeps running; try again with a growing delay
+      rediscover = true;
+      Duration delay = Duration.ofMillis(Math.min(30_000L, 500L << Math.min(failures, 6)));
+      failures++;
+      log.warn("Planning informers for {} failed (HTTP {}), retrying in {}: {}", type,
+          e.getCode(), delay, e.getMessage());
+      registry.options().metrics().listWatchError(type);
+      retryIn(delay, true);
+      publishStatuses();
+      return;
+    }
+    snapshot.forEach(l -> l.planned = true);
+    publishStatuses();
+  }
+
+  /** Plans from fresh discovery and access answers; changes nothing if an API call fails. */
+  private void planServed(List<LeaseHandle> snapshot) {
+    TypeInfo current = info;
+    boolean fromEvent = false;
+    if (current == null || rediscover) {
+      rediscover = false;
+      fromEvent = typeEventHint;
+      typeEventHint = false;
+      current = registry.discovery().resolve(type);
+    }
+    if (!current.served()) {
+      if (fromEvent) {
+        followUpsLeft = MAX_FOLLOW_UPS;
+      }
+      info = current;
+      goNotServed(current.detail());
+      registry.watchForNewTypes();
+      if (followUpsLeft > 0) {
+        // a CRD changed but discovery does not show the type yet (it lags establishment a
+        // little): look again a few times with growing delays, then wait for the next event
+        followUpsLeft--;
+        retryIn(Duration.ofMillis(250L << (MAX_FOLLOW_UPS - followUpsLeft)), true);
+      }
+      return;
+    }
+    followUpsLeft = 0;
+    boolean allNamespaces = !current.namespaced()
+        || snapshot.stream().anyMatch(l -> l.request().namespaces().isEmpty());
+    List<Skipped> skip = new ArrayList<>();
+    Set<String> keys = new LinkedHashSet<>();
+    AccessReview access = registry.access();
+    if (allNamespaces) {
+      AccessReview.Decision cluster = access.listWatch(type.group(), current.plural(), null);
+      if (cluster.allowed()) {
+        keys.add(ALL);
+      } else if (!current.namespaced()) {
+        skip.add(new Skipped(ALL, Skipped.FORBIDDEN, cluster.detail()));
+      } else {
+        // per namespace: the ones leases name explicitly, plus every namespace if we may list them
+        Set<String> candidates = new TreeSet<>();
+        snapshot.forEach(l -> candidates.addAll(l.request().namespaces()));
+        var namespaces = access.namespaceNames();
+        if (namespaces.isPresent()) {
+          candidates.addAll(namespaces.get());
+        } else {
+          skip.add(new Skipped(ALL, Skipped.FORBIDDEN, cluster.detail()
+              + ", and namespaces cannot be listed to find readable ones"));
+        }
+        checkNamespaces(candidates, current, keys, skip);
+      }
+    } else {
+      Set<String> union = new TreeSet<>();
+      snapshot.forEach(l -> union.addAll(l.request().namespaces()));
+      checkNamespaces(union, current, keys, skip);
+    }
+    info = current;
+    applyDesired(keys, projectionFor(snapshot));
+    skipped = List.copyOf(skip);
+    if (!skip.isEmpty()) {
+      retryIn(registry.options().forbiddenRetry());
+    }
+  }
+
+  private void checkNamespaces(Iterable<String> namespaces, TypeInfo current, Set<String> keys,
+      List<Skipped> skip) {
+    for (String ns : namespaces) {
+      AccessReview.Decision d = registry.access().listWatch(type.group(), current.plural(), ns);
+      if (d.allowed()) {
+        keys.add(ns);
+      } else {
+        skip.add(new Skipped(ns, Skipped.FORBIDDEN, d.detail()));
+      }
+    }
+  }
+
+  private static ObjectProjection projectionFor(List<LeaseHandle> snapshot) {
+    List<List<String>> paths = new ArrayList<>();
+    for (LeaseHandle l : snapshot) {
+      if (l.request().keepPaths() == null) {
+        return ObjectProjection.full();
+      }
+      paths.addAll(l.request().keepPaths());
+    }
+    return ObjectProjection.of(paths);
+  }
+
+  /**
+   * Starts informers for scopes (or store shapes) not served yet; the active set switches over
+   * only when all of them have synced, so leases that stay never see a gap.
+   */
+  private void applyDesired(Set<String> keys, ObjectProjection projection) {
+    desiredKeys = Set.copyOf(keys);
+    for (var it = pending.entrySet().iterator(); it.hasNext(); ) {
+      InformerHandle p = it.next().getValue();
+      if (!keys.contains(p.scope) || !p.projection.equals(projection)) {
+        stopHandle(p);
+        it.remove();
+      }
+    }
+    Map<String, InformerHandle> current = active;
+    for (String key : keys) {
+      InformerHandle a = current.get(key);
+      if ((a != null && a.projection.equals(projection)) || pending.containsKey(key)) {
+        continue;
+      }
+      pending.put(key, startHandle(key, projection));
+    }
+    pendingView = Map.copyOf(pending);
+    promoteIfReady();
+  }
+
+  private InformerHandle startHandle(String scope, ObjectProjection projection) {
+    TypeInfo current = info;
+    ResourceDefinitionContext context = new ResourceDefinitionContext.Builder()
+        .withGroup(type.group())
+        .withVersion(type.version())
+        .withKind(type.kind())
+        .withPlural(current.plural())
+        .withNamespaced(current.namespaced())
+        .build();
+    InformerHandle h = new InformerHandle(this, registry.client(), context, scope, projection,
+        registry.options().resyncPeriod().toMillis());
+    registry.informerStarted(type);
+    log.debug("Starting informer for {} ({})", h, projection);
+    h.start().whenComplete((v, t) -> registry.onPlanner(() -> onStarted(h, t)));
+    return h;
+  }
+
+  private void onStarted(InformerHandle h, Throwable failure) {
+    if (failure != null || h.stopped) {
+      return;
+    }
+    h.synced = true;
+    // the watch is established once start completes; from now on a lost watch is a restart
+    h.everWatched = true;
+    promoteIfReady();
+    publishStatuses();
+  }
+
+  private void promoteIfReady() {
+    for (InformerHandle p : pending.values()) {
+      if (!p.synced) {
+        return;
+      }
+    }
+    Map<String, InformerHandle> old = active;
+    Map<String, InformerHandle> next = new LinkedHashMap<>();
+    for (String key : desiredKeys) {
+      InformerHandle h = pending.containsKey(key) ? pending.get(key) : old.get(key);
+      if (h != null) {
+        h.phase = Phase.ACTIVE;
+        next.put(key, h);
+      }
+    }
+    if (next.equals(old) && pending.isEmpty()) {
+      return;
+    }
+    pending.clear();
+    pendingView = Map.of();
+    active = Map.copyOf(next);
+    List<InformerHandle> retired = new ArrayList<>();
+    for (InformerHandle h : old.values()) {
+      if (next.get(h.scope) != h) {
+        h.phase = Phase.RETIRED;
+        retired.add(h);
+      }
+    }
+    if (!retired.isEmpty()) {
+      draining.addAll(retired);
+      registry.schedule(() -> retired.forEach(h -> {
+        draining.remove(h);
+        stopHandle(h);
+      }), DRAIN);
+    }
+    reportCachedObjects();
+  }
+
+  private void goNotServed(String detail) {
+    pending.values().forEach(this::stopHandle);
+    pending.clear();
+    pendingView = Map.of();
+    desiredKeys = Set.of();
+    Map<String, InformerHandle> old = active;
+    active = Map.of();
+    for (InformerHandle h : old.values()) {
+      h.phase = Phase.RETIRED;
+      stopHandle(h);
+      // the type is gone: whatever the cache still held no longer exists for consumers
+      h.store.values().forEach(obj -> deliver(ResourceEvent.Kind.DELETED, obj, null));
+    }
+    skipped = List.of(new Skipped(ALL, Skipped.NOT_SERVED, detail));
+    if (!old.isEmpty()) {
+      log.info("{} is no longer served; stopped its informers", type);
+      reportCachedObjects();
+    }
+  }
+
+  private void retryIn(Duration delay) {
+    retryIn(delay, true);
+  }
+
+  private void retryIn(Duration delay, boolean rediscoverThen) {
+    if (retry != null && !retry.isDone()) {
+      if (retry.getDelay(TimeUnit.MILLISECONDS) <= delay.toMillis()) {
+        return;
+      }
+      retry.cancel(false);
+    }
+    retry = registry.schedule(() -> {
+      retry = null;
+      if (rediscoverThen && (info == null || !info.served())) {
+        rediscover = true;
+      }
+      schedulePlan();
+    }, delay);
+  }
+
+  private void graceExpired() {
+    graceStop = null;
+    if (!leases.isEmpty() || !registry.removeIfUnused(this)) {
+      return;
+    }
+    stopAll();
+    log.debug("Released {}: no lease left after the grace period", type);
+  }
+
+  /** Stops every informer of this type (registry close, or last lease gone). Any thread. */
+  void stopAll() {
+    removed = true;
+    if (retry != null) {
+      retry.cancel(false);
+    }
+    active.values().forEach(this::stopHandle);
+    pendingView.values().forEach(this::stopHandle);
+    draining.forEach(this::stopHandle);
+    active = Map.of();
+    pendingView = Map.of();
+    draining.clear();
+    registry.options().metrics().cachedObjects(type, 0);
+  }
+
+  private void stopHandle(InformerHandle h) {
+    synchronized (h) {
+      if (h.stopped) {
+        return;
+      }
+      h.stop();
+    }
+    registry.informerStopped(type);
+  }
+
+  // ---------------------------------------------------------------- status
+
+  void publishStatuses() {
+    for (LeaseHandle l : leases) {
+      LeaseStatus s = statusFor(l);
+      if (!s.equals(l.lastPublished)) {
+        l.lastPublished = s;
+        l.notifyStatus(s);
+      }
+    }
+  }
+
+  LeaseStatus statusFor(LeaseHandle l) {
+    TypeInfo i = info;
+    if (!l.planned) {
+      return new LeaseStatus(type, i == null || i.served(), false, List.of());
+    }
+    if (i != null && !i.served()) {
+      // nothing can be read, and waiting would block readiness forever: count as synced
+      return new LeaseStatus(type, false, true, skipped);
+    }
+    Map<String, InformerHandle> a = active;
+    Set<String> keys = new HashSet<>(a.keySet());
+    keys.addAll(pendingView.keySet());
+    boolean synced = true;
+    for (String key : keys) {
+      if (relevant(key, l)) {
+        InformerHandle h = a.get(key);
+        synced &= h != null && h.synced;
+      }
+    }
+    List<Skipped> mine = skipped.stream().filter(s -> relevantSkip(s, l, i)).toList();
+    return new LeaseStatus(type, true, synced, mine);
+  }
+
+  /**
+   * A cluster-wide "forbidden" concerns only leases that read all namespaces (or cluster-scoped
+   * types); a lease limited to namespaces sees the entries of its own namespaces.
+   */
+  private static boolean relevantSkip(Skipped s, LeaseHandle l, TypeInfo i) {
+    if (ALL.equals(s.namespace())) {
+      return Skipped.NOT_SERVED.equals(s.reason()) || l.request().namespaces().isEmpty()
+          || (i != null && !i.namespaced());
+    }
+    return relevant(s.namespace(), l);
+  }
+
+  private static boolean relevant(String scope, LeaseHandle l) {
+    Set<String> namespaces = l.request().namespaces();
+    return ALL.equals(scope) || namespaces.isEmpty() || namespaces.contains(scope);
+  }
+
+  boolean notServed() {
+    TypeInfo i = info;
+    return i != null && !i.served();
+  }
+
+  // ---------------------------------------------------------------- reads and events
+
+  List<GenericKubernetesResource> read(LeaseHandle l) {
+    Map<String, InformerHandle> a = active;
+    List<GenericKubernetesResource> out = new ArrayList<>();
+    Set<String> namespaces = l.request().namespaces();
+    for (Map.Entry<String, InformerHandle> e : a.entrySet()) {
+      if (!relevant(e.getKey(), l)) {
+        continue;
+      }
+      InformerHandle h = e.getValue();
+      TypeInfo i = info;
+      if (ALL.equals(e.getKey()) && !namespaces.isEmpty() && i != null && i.namespaced()) {
+        for (String ns : namespaces) {
+          for (GenericKubernetesResource obj : h.informer.getIndexer().byIndex(Cache.NAMESPACE_INDEX, ns)) {
+            if (l.accepts(obj)) {
+              out.add(obj);
+            }
+          }
+        }
+      } else {
+        h.store.values().filter(l::accepts).forEach(out::add);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Called on informer threads. {@code previous} is the old state of an update (else {@code null}):
+   * a lease whose scope held the old state but not the new one (labels changed) must still hear
+   * of it, or it would never learn the object left its scope.
+   */
+  void onInformerEvent(InformerHandle h, ResourceEvent.Kind kind, GenericKubernetesResource obj,
+      GenericKubernetesResource previous) {
+    if (h.stopped || obj.getMetadata() == null) {
+      return;
+    }
+    ResourceEvent.Kind effective = kind;
+    if (h.phase == Phase.PENDING && kind == ResourceEvent.Kind.ADDED) {
+      // a successor's initial list re-adds what the active informer already delivered
+      InformerHandle cover = covering(obj.getMetadata().getNamespace(), h);
+      if (cover != null) {
+        GenericKubernetesResource known = cover.store.get(Cache.metaNamespaceKeyFunc(obj));
+        if (known != null) {
+          if (Objects.equals(known.getMetadata().getResourceVersion(),
+              obj.getMetadata().getResourceVersion())) {
+            return;
+          }
+          effective = ResourceEvent.Kind.UPDATED;
+        }
+      }
+    }
+    registry.options().metrics().event(type, effective);
+    deliver(effective, obj, previous);
+    reportCachedObjects();
+  }
+
+  private InformerHandle covering(String namespace, InformerHandle self) {
+    Map<String, InformerHandle> a = active;
+    InformerHandle cover = a.get(ALL);
+    if (cover == null && namespace != null) {
+      cover = a.get(namespace);
+    }
+    return cover == self ? null : cover;
+  }
+
+  private void deliver(ResourceEvent.Kind kind, GenericKubernetesResource obj,
+      GenericKubernetesResource previous) {
+    ObjectMeta m = obj.getMetadata();
+    ResourceEvent event = new ResourceEvent(kind, type, m.getNamespace(), m.getName());
+    for (LeaseHandle l : leases) {
+      if (l.accepts(obj) || (previous != null && l.accepts(previous))) {
+        l.deliver(event);
+      }
+    }
+  }
+
+  private void reportCachedObjects() {
+    long count = 0;
+    for (InformerHandle h : active.values()) {
+      count += h.store.size();
+    }
+    registry.options().metrics().cachedObjects(type, count);
+  }
+
+  /** Called by fabric8 on its threads when a list or watch fails (it retries with backoff). */
+  void onListWatchError(InformerHandle h, boolean isStarted, Throwable t) {
+    registry.options().metrics().listWatchError(type);
+    if (isStarted && !h.down) {
+      h.down = true;
+      registry.options().metrics().watchRestart(type);
+    }
+    int code = t instanceof KubernetesClientException k ? k.getCode() : 0;
+    log.warn("List/watch of {} failed ({}), fabric8 retries with backoff: {}", h,
+        code == 0 ? t.getClass().getSimpleName() : "HTTP " + code, t.getMessage());
+    if (code == HttpURLConnection.HTTP_NOT_FOUND) {
+      // the type may have been removed (CRD deleted): re-check discovery
+      rediscover = true;
+      schedulePlan();
+    } else if (code == HttpURLConnection.HTTP_FORBIDDEN) {
+      // RBAC changed under us: the next plan re-checks access (forbiddenRetry paces it)
+      registry.onPlanner(() -> retryIn(registry.options().forbiddenRetry(), false));
+    }
+  }
+
+  /** Counts a watch restart when an established watch is seen down (planner thread, 1 s tick). */
+  void sampleWatches() {
+    for (InformerHandle h : active.values()) {
+      if (h.stopped) {
+        continue;
+      }
+      if (log.isTraceEnabled()) {
+        log.trace("{} watching={}", h, h.informer.isWatching());
+      }
+      if (h.informer.isWatching()) {
+        h.everWatched = true;
+        h.down = false;
+      } else if (h.everWatched && !h.down) {
+        h.down = true;
+        registry.options().metrics().watchRestart(type);
+      }
+    }
+  }
+}

@@ -1,0 +1,178 @@
+package io.kollect.informers;
+
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentConditionBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.openjdk.jol.info.GraphLayout;
+
+/**
+ * Heap held per cached Deployment by a plain fabric8 informer, by the registry's default store
+ * (managedFields and last-applied dropped) and by a 10-path projection, measured side by side
+ * in one run on a real API server. Not a test: run it with
+ * {@code ./mvnw -o -pl kollect-informers -Pbench test-compile exec:exec} (see docs/benchmarks.md).
+ */
+public final class InformerMemoryBenchmark {
+
+  /** What a Deployment inventory profile reads: ten paths. */
+  static final List<List<String>> DEPLOYMENT_PROFILE = List.of(
+      List.of("spec", "replicas"),
+      List.of("spec", "strategy", "type"),
+      List.of("spec", "selector", "matchLabels"),
+      List.of("spec", "template", "spec", "containers", "name"),
+      List.of("spec", "template", "spec", "containers", "image"),
+      List.of("spec", "template", "spec", "serviceAccountName"),
+      List.of("status", "replicas"),
+      List.of("status", "readyReplicas"),
+      List.of("status", "availableReplicas"),
+      List.of("status", "conditions", "type"));
+
+  private static final String NAMESPACE = "bench";
+
+  private InformerMemoryBenchmark() {}
+
+  /** A started cache: its objects, and how to stop it. */
+  private record Cache(List<? extends HasMetadata> objects, Runnable stop) {}
+
+  /** One variant's figures. */
+  private record Result(String variant, long jolBytes, long heapBytes, int objects) {}
+
+  public static void main(String[] args) throws Exception {
+    int n = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
+    KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
+        .withOfflineMode(true).withUpdateKubeConfig(false).build());
+    server.start();
+    try (KubernetesClient client = new KubernetesClientBuilder()
+        .withConfig(Config.fromKubeconfig(server.getKubeConfigYaml())).build()) {
+      populate(client, n);
+      List<Result> results = new ArrayList<>();
+      results.add(measure("plain fabric8 informer (GenericKubernetesResource)", n, () -> {
+        SharedIndexInformer<?> inf = client.genericKubernetesResources("apps/v1", "Deployment")
+            .inNamespace(NAMESPACE).inform();
+        await(() -> inf.hasSynced() && inf.getStore().list().size() == n);
+        return new Cache((List<? extends HasMetadata>) inf.getStore().list(), inf::stop);
+      }));
+      results.add(measure("plain fabric8 informer (typed Deployment)", n, () -> {
+        SharedIndexInformer<Deployment> inf = client.apps().deployments().inNamespace(NAMESPACE).inform();
+        await(() -> inf.hasSynced() && inf.getStore().list().size() == n);
+        return new Cache(inf.getStore().list(), inf::stop);
+      }));
+      results.add(measure("kollect default store (no managedFields, no last-applied)", n,
+          () -> registryCache(client, null, n)));
+      results.add(measure("kollect projection (10-path Deployment profile)", n,
+          () -> registryCache(client, DEPLOYMENT_PROFILE, n)));
+      print(results, n);
+    } finally {
+      server.stop();
+    }
+  }
+
+  private static Cache registryCache(KubernetesClient client, List<List<String>> keepPaths, int n) {
+    InformerRegistry registry = new InformerRegistry(client, InformerOptions.defaults()
+        .withReleaseGrace(Duration.ZERO));
+    InformerLease lease = registry.lease(new LeaseRequest(Fixtures.DEPLOYMENT, Set.of(NAMESPACE),
+        null, Set.of(), keepPaths), new RecordingListener());
+    await(() -> lease.hasSynced() && lease.list().size() == n);
+    return new Cache(lease.list(), registry::close);
+  }
+
+  private static Result measure(String variant, int n, Supplier<Cache> start) throws Exception {
+    long before = usedHeapAfterGc();
+    Cache cache = start.get();
+    long after = usedHeapAfterGc();
+    long jol = GraphLayout.parseInstance(cache.objects().toArray()).totalSize();
+    Result r = new Result(variant, jol / n, (after - before) / n, cache.objects().size());
+    cache.stop().run();
+    System.out.printf("%-58s %,9d B/object (JOL)  %,9d B/object (heap delta)%n",
+        variant, r.jolBytes(), r.heapBytes());
+    return r;
+  }
+
+  private static long usedHeapAfterGc() throws InterruptedException {
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+      Thread.sleep(200);
+    }
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  private static void await(BooleanSupplier condition) {
+    Instant deadline = Instant.now().plusSeconds(120);
+    while (!condition.getAsBoolean()) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new IllegalStateException("cache did not fill within 120 s");
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  /** n Deployments as {@code kubectl apply} leaves them, with a status as a controller would. */
+  private static void populate(KubernetesClient client, int n) throws Exception {
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE)
+        .endMetadata().build()).create();
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    List<Future<?>> work = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String name = "app-" + i;
+      work.add(pool.submit(() -> {
+        Deployment d = client.apps().deployments().inNamespace(NAMESPACE).resource(
+            Fixtures.deployment(NAMESPACE, name, Map.of("app", name, "team", "team-" + (name.hashCode() & 7))))
+            .create();
+        d.setStatus(new DeploymentStatusBuilder().withObservedGeneration(1L).withReplicas(3)
+            .withReadyReplicas(3).withAvailableReplicas(3).withUpdatedReplicas(3)
+            .withConditions(
+                new DeploymentConditionBuilder().withType("Available").withStatus("True")
+                    .withReason("MinimumReplicasAvailable").withMessage("Deployment has minimum availability.")
+                    .withLastUpdateTime("2026-11-22T00:00:00Z").withLastTransitionTime("2026-11-22T00:00:00Z").build(),
+                new DeploymentConditionBuilder().withType("Progressing").withStatus("True")
+                    .withReason("NewReplicaSetAvailable")
+                    .withMessage("ReplicaSet \"" + name + "-5d8f7c9b4\" has successfully progressed.")
+                    .withLastUpdateTime("2026-11-22T00:00:00Z").withLastTransitionTime("2026-11-22T00:00:00Z").build())
+            .build());
+        client.apps().deployments().inNamespace(NAMESPACE).resource(d).updateStatus();
+        return null;
+      }));
+    }
+    for (Future<?> f : work) {
+      f.get();
+    }
+    pool.shutdown();
+  }
+
+  private static void print(List<Result> results, int n) {
+    long plain = results.get(0).jolBytes();
+    long plainHeap = results.get(0).heapBytes();
+    System.out.println();
+    System.out.println("| variant | bytes/Deployment (JOL) | vs plain | heap delta/Deployment | vs plain |");
+    System.out.println("|---|---:|---:|---:|---:|");
+    for (Result r : results) {
+      System.out.printf("| %s | %,d | %.2f | %,d | %.2f |%n", r.variant(), r.jolBytes(),
+          (double) r.jolBytes() / plain, r.heapBytes(), (double) r.heapBytes() / plainHeap);
+    }
+    System.out.println("(" + n + " Deployments, JDK " + System.getProperty("java.version") + ")");
+  }
+}

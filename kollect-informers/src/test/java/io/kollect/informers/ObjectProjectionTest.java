@@ -1,0 +1,130 @@
+package io.kollect.informers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ObjectProjectionTest {
+
+  private static final KubernetesSerialization JSON = new KubernetesSerialization();
+
+  private static GenericKubernetesResource deployment() {
+    GenericKubernetesResource d = JSON.convertValue(
+        Fixtures.deployment("ns", "web", Map.of("app", "web")), GenericKubernetesResource.class);
+    d.getMetadata().setUid("u-1");
+    d.getMetadata().setResourceVersion("42");
+    d.getMetadata().setGeneration(3L);
+    d.getMetadata().setFinalizers(List.of("example.com/cleanup"));
+    d.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder().withKind("X")
+        .withName("owner").withUid("o-1").withApiVersion("v1").build()));
+    d.getMetadata().setManagedFields(List.of(new ManagedFieldsEntryBuilder()
+        .withManager("kubectl").withOperation("Update").build()));
+    d.setAdditionalProperty("status", Map.of("replicas", 3, "readyReplicas", 2,
+        "conditions", List.of(Map.of("type", "Available", "status", "True", "reason", "Min"))));
+    return d;
+  }
+
+  @Test
+  void theFullShapeDropsManagedFieldsAndLastAppliedAndKeepsEverythingElse() {
+    GenericKubernetesResource d = deployment();
+    GenericKubernetesResource kept = ObjectProjection.full().apply(d);
+    assertThat(kept.getMetadata().getManagedFields()).isNull();
+    assertThat(kept.getMetadata().getAnnotations())
+        .doesNotContainKey(ObjectProjection.LAST_APPLIED)
+        .containsEntry("team.example.com/owner", "platform-team");
+    assertThat(kept.getMetadata().getFinalizers()).containsExactly("example.com/cleanup");
+    assertThat(kept.<Object>get("spec", "strategy", "type")).isEqualTo("RollingUpdate");
+    assertThat(kept.<Object>get("status", "readyReplicas")).isEqualTo(2);
+  }
+
+  @Test
+  void aProjectionKeepsIdentityMetadataAndOnlyTheRequestedPaths() {
+    GenericKubernetesResource kept = ObjectProjection.of(List.of(
+        List.of("spec", "replicas"),
+        List.of("status", "conditions", "type"))).apply(deployment());
+    assertThat(kept.getApiVersion()).isEqualTo("apps/v1");
+    assertThat(kept.getKind()).isEqualTo("Deployment");
+    assertThat(kept.getMetadata().getName()).isEqualTo("web");
+    assertThat(kept.getMetadata().getNamespace()).isEqualTo("ns");
+    assertThat(kept.getMetadata().getUid()).isEqualTo("u-1");
+    assertThat(kept.getMetadata().getResourceVersion()).isEqualTo("42");
+    assertThat(kept.getMetadata().getGeneration()).isEqualTo(3L);
+    assertThat(kept.getMetadata().getLabels()).containsEntry("app", "web");
+    assertThat(kept.getMetadata().getOwnerReferences()).hasSize(1);
+    assertThat(kept.getMetadata().getAnnotations()).isNull();
+    assertThat(kept.getMetadata().getFinalizers()).isNullOrEmpty();
+    assertThat(kept.getMetadata().getManagedFields()).isNullOrEmpty();
+    assertThat(kept.getAdditionalProperties()).containsOnlyKeys("spec", "status");
+    assertThat((Map<String, Object>) kept.getAdditionalProperties().get("spec"))
+        .containsOnlyKeys("replicas");
+    // a list on the way keeps the rest of the path of each element
+    assertThat(kept.<Object>get("status", "conditions")).isEqualTo(List.of(Map.of("type", "Available")));
+  }
+
+  @Test
+  void annotationPathsKeepTheNamedKeyOrAllButLastApplied() {
+    GenericKubernetesResource one = ObjectProjection.of(List.of(
+        List.of("metadata", "annotations", "team.example.com/owner"))).apply(deployment());
+    assertThat(one.getMetadata().getAnnotations())
+        .containsExactly(Map.entry("team.example.com/owner", "platform-team"));
+
+    GenericKubernetesResource all = ObjectProjection.of(List.of(
+        List.of("metadata", "annotations"), List.of("metadata", "finalizers"))).apply(deployment());
+    assertThat(all.getMetadata().getAnnotations())
+        .containsKeys("team.example.com/owner", "deployment.kubernetes.io/revision")
+        .doesNotContainKey(ObjectProjection.LAST_APPLIED);
+    assertThat(all.getMetadata().getFinalizers()).containsExactly("example.com/cleanup");
+  }
+
+  @Test
+  void pathsThatDoNotExistInTheObjectKeepNothingForThem() {
+    GenericKubernetesResource kept = ObjectProjection.of(List.of(
+        List.of("spec", "nope"), List.of("spec", "replicas", "deeper"), List.of("data")))
+        .apply(deployment());
+    assertThat(kept.getAdditionalProperties()).isEmpty();
+  }
+
+  @Test
+  void aPrefixPathSubsumesLongerOnesAndEqualPathSetsAreEqualProjections() {
+    ObjectProjection a = ObjectProjection.of(List.of(List.of("spec"), List.of("spec", "replicas")));
+    ObjectProjection b = ObjectProjection.of(List.of(List.of("spec")));
+    assertThat(a).isEqualTo(b).hasSameHashCodeAs(b);
+    assertThat(a).isNotEqualTo(ObjectProjection.of(List.of(List.of("spec", "replicas"))));
+    assertThat(a).isNotEqualTo(ObjectProjection.full());
+    assertThat(a.apply(deployment()).<Object>get("spec", "strategy", "type")).isEqualTo("RollingUpdate");
+  }
+
+  @Test
+  void theFullShapeCopesWithUnmodifiableAnnotations() {
+    GenericKubernetesResource d = deployment();
+    d.getMetadata().setAnnotations(Map.of(ObjectProjection.LAST_APPLIED, "{}", "a", "b"));
+    assertThat(ObjectProjection.full().apply(d).getMetadata().getAnnotations()).containsExactly(Map.entry("a", "b"));
+  }
+
+  @Test
+  void anEmptyPathMeansTheWholeObject() {
+    assertThat(ObjectProjection.of(List.of(List.of())).isFull()).isTrue();
+  }
+
+  @Test
+  void theStoreHoldsTheProjectedShapeAndReportsWhetherItIsFullState() {
+    TrimmingItemStore store = new TrimmingItemStore(ObjectProjection.of(List.of(List.of("spec", "replicas"))));
+    GenericKubernetesResource d = deployment();
+    String key = store.getKey(d);
+    assertThat(key).isEqualTo("ns/web");
+    store.put(key, d);
+    assertThat(store.size()).isEqualTo(1);
+    assertThat(store.get(key).<Object>get("spec", "replicas")).isEqualTo(3);
+    assertThat(store.get(key).<Object>get("spec", "template")).isNull();
+    assertThat(store.isFullState()).isFalse();
+    assertThat(new TrimmingItemStore(ObjectProjection.full()).isFullState()).isTrue();
+    assertThat(store.remove(key)).isNotNull();
+    assertThat(store.keySet()).isEmpty();
+  }
+}
