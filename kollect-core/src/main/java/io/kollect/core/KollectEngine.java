@@ -1,0 +1,669 @@
+package io.kollect.core;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.export.CheckpointStore;
+import io.kollect.export.ExportMetrics;
+import io.kollect.export.Exporter;
+import io.kollect.export.InventorySink;
+import io.kollect.export.InventoryView;
+import io.kollect.export.Sink;
+import io.kollect.export.SinkOptions;
+import io.kollect.extract.CompiledProfile;
+import io.kollect.extract.ProfileCompiler;
+import io.kollect.extract.ProfileSpec;
+import io.kollect.extract.ProfileValidationException;
+import io.kollect.informers.InformerLease;
+import io.kollect.informers.InformerMetrics;
+import io.kollect.informers.InformerOptions;
+import io.kollect.informers.InformerRegistry;
+import io.kollect.informers.LeaseListener;
+import io.kollect.informers.LeaseRequest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embeddable Kollect engine: keeps each target's records exported to its sinks as the cluster
+ * changes.
+ *
+ * <pre>{@code
+ * KollectEngine engine = KollectEngine.builder(client).cluster("prod-eu").build();
+ * engine.putProfile("deployments", profileSpec);
+ * engine.putSink(new StdoutSink("stdout"), SinkOptions.defaults());
+ * engine.putTarget(new TargetSpec(new TargetId("team-a", "deployments"), 1, "deployments",
+ *     TargetScope.namespaces("team-a"), List.of("stdout"), false));
+ * engine.start();
+ * ...
+ * engine.close();
+ * }</pre>
+ *
+ * <p>Profiles, sinks and targets may be given, changed and removed at any time, before or after
+ * {@link #start()}, in any order: a target whose profile or sink is missing reports it in its
+ * status and picks it up when it arrives. Every change re-enqueues the targets it concerns, and
+ * informer events enqueue only the targets whose scope they touch. Each target is reconciled
+ * level-based on a rate-limited work queue by {@code workers} threads ({@code kollect-reconcile-N}).
+ *
+ * <p>Thread-safe. Calls concerning one target should be ordered by the caller (a host's event
+ * handler thread does that naturally).
+ */
+public final class KollectEngine implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KollectEngine.class);
+
+  /** Name of the engine's own in-memory inventory (never a sink of the exporter). */
+  static final String INVENTORY_VIEW = "kollect-inventory-view";
+
+  private final InformerRegistry registry;
+  private final Exporter exporter;
+  private final RetainingCheckpointStore checkpoints;
+  /** Name of the host's inventory sink, or {@code null}. */
+  private final String hostInventorySink;
+  private final InventorySink inventoryView = new InventorySink(INVENTORY_VIEW);
+  private final int workerCount;
+  private final Duration lastExportNotifyInterval;
+  private final WorkQueue<TargetId> queue;
+  private final TargetIndex index = new TargetIndex();
+  private final TargetReconciler reconciler;
+  private final ConcurrentHashMap<String, ProfileVersion> profiles = new ConcurrentHashMap<>();
+  private final Map<String, ConfiguredSink> sinks = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<TargetId, TargetRuntime> targets = new ConcurrentHashMap<>();
+  private final List<TargetStatusListener> listeners = new CopyOnWriteArrayList<>();
+  private final List<Thread> workers = new ArrayList<>();
+  private final Object lifecycle = new Object();
+  private volatile boolean exportEnabled;
+  private volatile boolean started;
+  private volatile boolean closed;
+
+  private KollectEngine(Builder b) {
+    this.workerCount = b.workers;
+    this.lastExportNotifyInterval = b.lastExportNotifyInterval;
+    this.exportEnabled = b.exportEnabled;
+    InformerOptions informerOptions = b.informerOptions != null ? b.informerOptions
+        : InformerOptions.defaults().withCluster(b.cluster).withResyncPeriod(b.resyncPeriod)
+            .withMetrics(b.informerMetrics);
+    this.queue = new WorkQueue<>(RateLimiter.controllerDefault(b.retryBaseDelay, b.retryMaxDelay,
+        b.retryQps, b.retryBurst, RateLimiter.Ticker.SYSTEM), RateLimiter.Ticker.SYSTEM);
+    this.registry = new InformerRegistry(b.client, informerOptions);
+    this.checkpoints = new RetainingCheckpointStore(b.checkpointStore);
+    this.exporter = Exporter.builder().checkpointStore(checkpoints).metrics(b.exportMetrics)
+        .build();
+    String hostInventory = null;
+    if (b.inventorySink != null) {
+      exporter.addSink(b.inventorySink, b.inventorySinkOptions);
+      hostInventory = b.inventorySink.name();
+    }
+    this.hostInventorySink = hostInventory;
+    KubernetesClient client = b.client;
+    TargetReconciler.Inputs inputs = new TargetReconciler.Inputs() {
+      @Override
+      public ProfileVersion profile(String name) {
+        return profiles.get(name);
+      }
+
+      @Override
+      public boolean sinkConfigured(String name) {
+        return sinks.containsKey(name);
+      }
+
+      @Override
+      public boolean exportEnabled() {
+        return exportEnabled;
+      }
+
+      @Override
+      public InformerLease lease(LeaseRequest request, LeaseListener listener) {
+        return registry.lease(request, listener);
+      }
+    };
+    this.reconciler = new TargetReconciler(b.cluster, inputs, exporter, inventoryView,
+        hostInventory, index, queue, b.namespaceFilter,
+        obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
+        Clock.systemUTC());
+  }
+
+  /** Starts configuring an engine that reads the cluster through {@code client}. */
+  public static Builder builder(KubernetesClient client) {
+    return new Builder(client);
+  }
+
+  /** Registers a listener for status changes and target removals. */
+  public void addStatusListener(TargetStatusListener listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * Adds or replaces a profile and re-enqueues the targets that use it. Never throws for an
+   * invalid spec: it is compiled once here, and when invalid the targets keep the last valid
+   * version and report {@code Degraded} with {@link #profileError}'s message.
+   */
+  public void putProfile(String name, ProfileSpec spec) {
+    requireName(name, "profile name");
+    Objects.requireNonNull(spec, "spec");
+    ProfileVersion[] changed = new ProfileVersion[1];
+    profiles.compute(name, (k, old) -> {
+      if (old != null && old.spec().equals(spec)) {
+        return old;
+      }
+      CompiledProfile lastValid = old == null ? null : old.compiled();
+      try {
+        changed[0] = new ProfileVersion(spec, ProfileCompiler.compile(name, spec), null);
+      } catch (ProfileValidationException e) {
+        changed[0] = new ProfileVersion(spec, lastValid, e.getMessage());
+      } catch (RuntimeException e) {
+        // A compiler bug must not take the engine down; report it like a validation problem.
+        LOG.warn("compiling profile {} failed unexpectedly", name, e);
+        changed[0] = new ProfileVersion(spec, lastValid,
+            "profile " + name + " cannot be compiled: " + e);
+      }
+      return changed[0];
+    });
+    if (changed[0] != null) {
+      if (changed[0].error() != null) {
+        LOG.warn("{}", changed[0].error());
+      }
+      index.referencingProfile(name).forEach(queue::add);
+    }
+  }
+
+  /** The validation message of the profile's current spec, if it is invalid. */
+  public Optional<String> profileError(String name) {
+    ProfileVersion p = profiles.get(name);
+    return p == null ? Optional.empty() : Optional.ofNullable(p.error());
+  }
+
+  /** Removes a profile; targets using it report {@code ProfileNotFound} and stop reading. */
+  public void removeProfile(String name) {
+    if (profiles.remove(name) != null) {
+      index.referencingProfile(name).forEach(queue::add);
+    }
+  }
+
+  /**
+   * Adds or replaces a sink (by {@link Sink#name()}) and re-enqueues the targets that name it. A
+   * replaced sink is closed and the new one receives the full current set. Putting the instance
+   * that is already configured, with equal options, does nothing (hosts may re-apply unchanged
+   * configuration freely); to change options, pass a new instance.
+   *
+   * @throws IllegalArgumentException when the configured instance is passed with other options
+   *     (replacing it would close the instance that is to be used)
+   */
+  public void putSink(Sink sink, SinkOptions options) {
+    Objects.requireNonNull(sink, "sink");
+    Objects.requireNonNull(options, "options");
+    String name = sink.name();
+    requireName(name, "sink name");
+    ensureOpen();
+    if (name.equals(INVENTORY_VIEW) || name.equals(hostInventorySink)) {
+      throw new IllegalArgumentException("sink name: " + name + " is reserved (the engine's "
+          + "inventory)");
+    }
+    synchronized (sinks) {
+      ConfiguredSink current = sinks.get(name);
+      if (current != null && current.sink() == sink) {
+        if (current.options().equals(options)) {
+          return;
+        }
+        throw new IllegalArgumentException("sink " + name + ": to change its options pass a new "
+            + "sink instance (the replaced instance is closed)");
+      }
+      exporter.addSink(sink, options);
+      sinks.put(name, new ConfiguredSink(sink, options));
+    }
+    index.referencingSink(name).forEach(queue::add);
+  }
+
+  private record ConfiguredSink(Sink sink, SinkOptions options) {}
+
+  /** Removes and closes a sink; targets naming it report {@code Degraded} {@code SinkNotFound}. */
+  public void removeSink(String name) {
+    synchronized (sinks) {
+      if (sinks.remove(name) == null) {
+        return;
+      }
+      exporter.removeSink(name);
+    }
+    index.referencingSink(name).forEach(queue::add);
+  }
+
+  /**
+   * Adds or replaces a target and enqueues it.
+   *
+   * @throws IllegalArgumentException naming the target and field when the spec is invalid (blank
+   *     names, an invalid label or namespace selector); a missing profile or sink is not an error
+   */
+  public void putTarget(TargetSpec spec) {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(spec.id(), "spec.id");
+    requireName(spec.profileRef(), "spec.profileRef");
+    for (String ns : spec.scope().namespaces()) {
+      requireName(ns, "target " + spec.id() + ": scope.namespaces[]");
+    }
+    for (String n : spec.scope().names()) {
+      requireName(n, "target " + spec.id() + ": scope.names[]");
+    }
+    for (String sink : spec.sinkRefs()) {
+      requireName(sink, "target " + spec.id() + ": sinkRefs[]");
+    }
+    TargetRuntime.Definition definition = TargetRuntime.Definition.of(spec);
+    ensureOpen();
+    targets.compute(spec.id(), (id, old) -> {
+      if (old == null) {
+        return new TargetRuntime(definition);
+      }
+      old.definition = definition;
+      return old;
+    });
+    index.putRefs(spec.id(), spec.profileRef(), spec.sinkRefs());
+    queue.add(spec.id());
+  }
+
+  /**
+   * Removes a target: releases its informer leases, forgets its export state without sending
+   * tombstones (the target is gone, not its objects), removes its records from {@link
+   * #inventory()} and tells listeners {@code onRemoved}.
+   */
+  public void removeTarget(TargetId id) {
+    TargetRuntime rt = targets.remove(id);
+    if (rt == null || closed) {
+      return;
+    }
+    index.remove(id);
+    reconciler.remove(rt);
+    for (TargetStatusListener l : listeners) {
+      try {
+        l.onRemoved(id);
+      } catch (RuntimeException e) {
+        LOG.warn("status listener failed on removal of {}", id, e);
+      }
+    }
+  }
+
+  /** Starts the reconcile workers. Non-blocking and idempotent. */
+  public void start() {
+    synchronized (lifecycle) {
+      ensureOpen();
+      if (started) {
+        return;
+      }
+      for (int i = 1; i <= workerCount; i++) {
+        Thread t = new Thread(this::work, "kollect-reconcile-" + i);
+        t.setDaemon(true);
+        workers.add(t);
+        t.start();
+      }
+      started = true;
+    }
+    targets.keySet().forEach(queue::add);
+  }
+
+  /**
+   * Turns exporting on or off (a leader election flips this). Off: caches stay warm and the
+   * in-memory inventory stays current, but nothing reaches the sinks and listeners hear nothing;
+   * the exporter forgets its in-memory state so nothing is re-sent by heartbeats, while the
+   * checkpoints stay for whoever exports next. On: every target is re-enqueued, converges from the
+   * checkpoint store (sending only what changed), and its status is reported afresh.
+   */
+  public void setExportEnabled(boolean enabled) {
+    synchronized (lifecycle) {
+      if (enabled == exportEnabled) {
+        return;
+      }
+      exportEnabled = enabled;
+    }
+    // Stepping down must not delete the checkpoints the next leader converges from.
+    checkpoints.retainingDuring(() -> {
+      for (TargetRuntime rt : targets.values()) {
+        reconciler.forgetExportState(rt, !enabled);
+        queue.add(rt.id);
+      }
+    });
+  }
+
+  /** Whether this instance exports (is the leader, or runs without election). */
+  public boolean isExportEnabled() {
+    return exportEnabled;
+  }
+
+  /**
+   * Started, every target reconciled at least once, and every informer leased has completed its
+   * initial list (a type not served or wholly forbidden counts as synced).
+   */
+  public boolean isReady() {
+    if (!started || closed) {
+      return false;
+    }
+    for (TargetRuntime rt : targets.values()) {
+      if (rt.status == null) {
+        return false;
+      }
+    }
+    return registry.allSynced();
+  }
+
+  /** The status the target's last reconcile computed. */
+  public Optional<TargetStatus> status(TargetId id) {
+    TargetRuntime rt = targets.get(id);
+    return rt == null ? Optional.empty() : Optional.ofNullable(rt.status);
+  }
+
+  /**
+   * The current records of every target, kept in memory whether or not this instance exports
+   * (standbys serve it too).
+   */
+  public InventoryView inventory() {
+    return inventoryView;
+  }
+
+  /**
+   * Waits until no target is queued or being reconciled and every sink has delivered what it was
+   * handed. Targets parked for a later retry do not count. Meant for tests and orderly hand-over.
+   */
+  public boolean awaitIdle(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      // Delivery can make nothing new to reconcile, but a reconcile can hand over new records:
+      // check both until they agree.
+      while (true) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || !queue.awaitIdle(Duration.ofNanos(left))) {
+          return false;
+        }
+        left = deadline - System.nanoTime();
+        if (left <= 0 || !exporter.awaitIdle(Duration.ofNanos(left))) {
+          return false;
+        }
+        if (queue.isIdle()) {
+          return true;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /**
+   * Stops the workers (a reconcile in progress finishes), releases every lease, stops the
+   * informers and closes the exporter, which delivers what is pending for its close timeout and
+   * closes the sinks. Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (lifecycle) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    queue.shutDown();
+    for (Thread t : workers) {
+      try {
+        t.join(Duration.ofSeconds(30).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      if (t.isAlive()) {
+        LOG.warn("reconcile worker {} did not stop within 30 s", t.getName());
+      }
+    }
+    for (TargetRuntime rt : targets.values()) {
+      synchronized (rt) {
+        rt.removed = true;
+        TargetReconciler.closeAllLeases(rt);
+      }
+    }
+    try {
+      registry.close();
+    } finally {
+      exporter.close();
+    }
+  }
+
+  // ---- package-private hooks for tests ---------------------------------------------------------
+
+  /** How many reconciles of the target ran (including ones that waited for sync). */
+  long reconcileCount(TargetId id) {
+    TargetRuntime rt = targets.get(id);
+    return rt == null ? 0 : rt.reconciles.get();
+  }
+
+  int informerCount() {
+    return registry.informerCount();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private void work() {
+    while (true) {
+      Optional<TargetId> next;
+      try {
+        next = queue.get();
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (next.isEmpty()) {
+        return;
+      }
+      TargetId id = next.get();
+      try {
+        TargetRuntime rt = targets.get(id);
+        if (rt != null) {
+          TargetStatus status = reconciler.reconcile(rt);
+          if (status != null) {
+            publish(rt, status);
+          }
+        }
+        queue.forget(id);
+      } catch (RuntimeException e) {
+        int attempt = queue.numRequeues(id) + 1;
+        LOG.warn("reconcile of target {} failed (attempt {}), retrying with backoff", id, attempt,
+            e);
+        queue.addRateLimited(id);
+      } finally {
+        queue.done(id);
+      }
+    }
+  }
+
+  /**
+   * Stores the new status and tells listeners when it changed. A change of {@code lastExport}
+   * alone (every exported object change causes one) is reported at most once per {@code
+   * lastExportNotifyInterval}, so a busy target does not turn every object change into a status
+   * write; the target is re-checked when the interval is over, so the latest time is reported.
+   */
+  private void publish(TargetRuntime rt, TargetStatus status) {
+    boolean notify;
+    synchronized (rt) {
+      if (rt.removed) {
+        return;
+      }
+      rt.status = status;
+      if (!exportEnabled) {
+        return;
+      }
+      if (status.equals(rt.notified)) {
+        return;
+      }
+      long now = System.nanoTime();
+      boolean onlyLastExport = rt.notified != null && TargetReconciler.withoutLastExport(status)
+          .equals(TargetReconciler.withoutLastExport(rt.notified));
+      long since = now - rt.notifiedAtNanos;
+      if (onlyLastExport && since < lastExportNotifyInterval.toNanos()) {
+        queue.addAfter(rt.id, Duration.ofNanos(lastExportNotifyInterval.toNanos() - since));
+        notify = false;
+      } else {
+        rt.notified = status;
+        rt.notifiedAtNanos = now;
+        notify = true;
+      }
+    }
+    if (notify) {
+      for (TargetStatusListener l : listeners) {
+        try {
+          l.onStatus(status);
+        } catch (RuntimeException e) {
+          LOG.warn("status listener failed for {}", status.id(), e);
+        }
+      }
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("engine is closed");
+    }
+  }
+
+  private static void requireName(String name, String what) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException(what + ": must not be blank");
+    }
+  }
+
+  /** Configures a {@link KollectEngine}; every setting but the client has a default. */
+  public static final class Builder {
+    private final KubernetesClient client;
+    private String cluster = "default";
+    private int workers = 2;
+    private Duration resyncPeriod = Duration.ofHours(10);
+    private InformerOptions informerOptions;
+    private CheckpointStore checkpointStore = CheckpointStore.none();
+    private ExportMetrics exportMetrics = ExportMetrics.noop();
+    private InformerMetrics informerMetrics = InformerMetrics.noop();
+    private Sink inventorySink;
+    private SinkOptions inventorySinkOptions = SinkOptions.defaults();
+    private boolean exportEnabled = true;
+    private Predicate<String> namespaceFilter = ns -> true;
+    private Duration retryBaseDelay = Duration.ofMillis(100);
+    private Duration retryMaxDelay = Duration.ofMinutes(5);
+    private double retryQps = 10;
+    private int retryBurst = 100;
+    private Duration lastExportNotifyInterval = Duration.ofSeconds(30);
+
+    private Builder(KubernetesClient client) {
+      this.client = Objects.requireNonNull(client, "client");
+    }
+
+    /** Cluster name written into every record (default {@code "default"}). */
+    public Builder cluster(String cluster) {
+      requireName(cluster, "cluster");
+      this.cluster = cluster;
+      return this;
+    }
+
+    /** Reconcile worker threads (default 2). */
+    public Builder workers(int workers) {
+      if (workers < 1) {
+        throw new IllegalArgumentException("workers: must be at least 1, got " + workers);
+      }
+      this.workers = workers;
+      return this;
+    }
+
+    /** Informer resync period, a correctness backstop only (default 10 h; zero turns it off). */
+    public Builder resyncPeriod(Duration period) {
+      if (period == null || period.isNegative()) {
+        throw new IllegalArgumentException("resyncPeriod: must be zero or positive, got " + period);
+      }
+      this.resyncPeriod = period;
+      return this;
+    }
+
+    /**
+     * Full informer settings; when given they override {@link #resyncPeriod} and {@link
+     * #informerMetrics} (the cluster name for records still comes from {@link #cluster}).
+     */
+    public Builder informerOptions(InformerOptions options) {
+      this.informerOptions = Objects.requireNonNull(options, "informerOptions");
+      return this;
+    }
+
+    /** Where acknowledged export state survives restarts (default: nowhere). */
+    public Builder checkpointStore(CheckpointStore store) {
+      this.checkpointStore = Objects.requireNonNull(store, "checkpointStore");
+      return this;
+    }
+
+    /** Where the exporter reports per-sink delivery counters (default: nowhere). */
+    public Builder exportMetrics(ExportMetrics metrics) {
+      this.exportMetrics = Objects.requireNonNull(metrics, "exportMetrics");
+      return this;
+    }
+
+    /** Where the informer registry reports its counters (default: nowhere). */
+    public Builder informerMetrics(InformerMetrics metrics) {
+      this.informerMetrics = Objects.requireNonNull(metrics, "informerMetrics");
+      return this;
+    }
+
+    /**
+     * A sink that also receives the records of every target with {@link
+     * TargetSpec#writeInventory()} (the operator's in-cluster inventory objects), with default
+     * options.
+     */
+    public Builder inventorySink(Sink sink) {
+      return inventorySink(sink, SinkOptions.defaults());
+    }
+
+    /** The host's inventory sink with explicit delivery options. */
+    public Builder inventorySink(Sink sink, SinkOptions options) {
+      Objects.requireNonNull(sink, "inventorySink");
+      requireName(sink.name(), "inventorySink name");
+      this.inventorySink = sink;
+      this.inventorySinkOptions = Objects.requireNonNull(options, "inventorySink options");
+      return this;
+    }
+
+    /** {@code false} starts as a standby: warm caches, no exports, no status (default true). */
+    public Builder exportEnabled(boolean enabled) {
+      this.exportEnabled = enabled;
+      return this;
+    }
+
+    /**
+     * Namespaces the engine may read at all (operator-wide include/exclude), applied on top of
+     * every target's scope (default: all).
+     */
+    public Builder namespaceFilter(Predicate<String> filter) {
+      this.namespaceFilter = Objects.requireNonNull(filter, "namespaceFilter");
+      return this;
+    }
+
+    /**
+     * Retry pacing of failed reconciles: per-target exponential backoff from {@code base} to
+     * {@code max}, and at most {@code qps} retries per second overall with bursts of {@code burst}
+     * (default 100 ms, 5 min, 10/s, 100).
+     */
+    public Builder retryRateLimit(Duration base, Duration max, double qps, int burst) {
+      new ExponentialBackoffRateLimiter<>(base, max);
+      new TokenBucketRateLimiter<>(qps, burst, RateLimiter.Ticker.SYSTEM);
+      this.retryBaseDelay = base;
+      this.retryMaxDelay = max;
+      this.retryQps = qps;
+      this.retryBurst = burst;
+      return this;
+    }
+
+    /** How often a status change of {@code lastExport} alone reaches listeners (default 30 s). */
+    Builder lastExportNotifyInterval(Duration interval) {
+      this.lastExportNotifyInterval = interval;
+      return this;
+    }
+
+    /** Builds the engine; nothing is watched until targets are reconciled after {@link #start()}. */
+    public KollectEngine build() {
+      return new KollectEngine(this);
+    }
+  }
+}

@@ -1,0 +1,142 @@
+package io.kollect.core;
+
+import io.kollect.informers.ResourceType;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Which targets a change concerns. Reverse maps from (resource type, namespace) to the targets whose
+ * current scope reads it, and from profile and sink names to the targets that reference them.
+ *
+ * <p>A target's type/namespace entries are its <em>resolved</em> scope (after namespace selectors and
+ * the operator's namespace filter), replaced on every reconcile; its profile and sink references
+ * come straight from its spec, so a profile or sink that appears later finds the targets waiting
+ * for it. {@link #ALL_NAMESPACES} stands for a cluster-wide read.
+ */
+final class TargetIndex {
+
+  static final String ALL_NAMESPACES = "*";
+
+  private record TypeNamespace(ResourceType type, String namespace) {}
+
+  private record Refs(String profile, List<String> sinks) {}
+
+  private final Map<TypeNamespace, Set<TargetId>> byTypeNamespace = new HashMap<>();
+  private final Map<TargetId, Set<TypeNamespace>> scopeOf = new HashMap<>();
+  private final Map<String, Set<TargetId>> byProfile = new HashMap<>();
+  private final Map<String, Set<TargetId>> bySink = new HashMap<>();
+  private final Map<TargetId, Refs> refsOf = new HashMap<>();
+
+  /** Records the profile and sinks a target references, replacing what it referenced before. */
+  synchronized void putRefs(TargetId id, String profile, List<String> sinks) {
+    removeRefs(id);
+    Refs refs = new Refs(profile, List.copyOf(sinks));
+    refsOf.put(id, refs);
+    byProfile.computeIfAbsent(profile, k -> new HashSet<>()).add(id);
+    for (String sink : refs.sinks) {
+      bySink.computeIfAbsent(sink, k -> new HashSet<>()).add(id);
+    }
+  }
+
+  /**
+   * Replaces the resolved scope of a target: it reads {@code types} in {@code namespaces} (empty
+   * for all namespaces).
+   */
+  synchronized void putScope(TargetId id, Set<ResourceType> types, Set<String> namespaces) {
+    removeScope(id);
+    Set<TypeNamespace> keys = new HashSet<>();
+    for (ResourceType type : types) {
+      if (namespaces.isEmpty()) {
+        keys.add(new TypeNamespace(type, ALL_NAMESPACES));
+      } else {
+        for (String ns : namespaces) {
+          keys.add(new TypeNamespace(type, ns));
+        }
+      }
+    }
+    for (TypeNamespace key : keys) {
+      byTypeNamespace.computeIfAbsent(key, k -> new HashSet<>()).add(id);
+    }
+    scopeOf.put(id, keys);
+  }
+
+  /** Forgets a target entirely. */
+  synchronized void remove(TargetId id) {
+    removeScope(id);
+    removeRefs(id);
+  }
+
+  /**
+   * The targets whose scope reads objects of {@code type} in {@code namespace}; a {@code null}
+   * namespace (a cluster-scoped object) concerns every target reading the type.
+   */
+  synchronized Set<TargetId> targetsFor(ResourceType type, String namespace) {
+    Set<TargetId> out = new HashSet<>(byTypeNamespace.getOrDefault(
+        new TypeNamespace(type, ALL_NAMESPACES), Set.of()));
+    if (namespace != null) {
+      out.addAll(byTypeNamespace.getOrDefault(new TypeNamespace(type, namespace), Set.of()));
+    } else {
+      byTypeNamespace.forEach((k, v) -> {
+        if (k.type.equals(type)) {
+          out.addAll(v);
+        }
+      });
+    }
+    return out;
+  }
+
+  /** Whether the target's current scope reads objects of {@code type} in {@code namespace}. */
+  synchronized boolean covers(TargetId id, ResourceType type, String namespace) {
+    Set<TypeNamespace> keys = scopeOf.get(id);
+    if (keys == null) {
+      return false;
+    }
+    if (keys.contains(new TypeNamespace(type, ALL_NAMESPACES))) {
+      return true;
+    }
+    if (namespace == null) {
+      return keys.stream().anyMatch(k -> k.type.equals(type));
+    }
+    return keys.contains(new TypeNamespace(type, namespace));
+  }
+
+  synchronized Set<TargetId> referencingProfile(String profile) {
+    return Set.copyOf(byProfile.getOrDefault(profile, Set.of()));
+  }
+
+  synchronized Set<TargetId> referencingSink(String sink) {
+    return Set.copyOf(bySink.getOrDefault(sink, Set.of()));
+  }
+
+  private void removeScope(TargetId id) {
+    Set<TypeNamespace> keys = scopeOf.remove(id);
+    if (keys != null) {
+      for (TypeNamespace key : keys) {
+        removeFrom(byTypeNamespace, key, id);
+      }
+    }
+  }
+
+  private void removeRefs(TargetId id) {
+    Refs refs = refsOf.remove(id);
+    if (refs != null) {
+      removeFrom(byProfile, refs.profile, id);
+      for (String sink : refs.sinks) {
+        removeFrom(bySink, sink, id);
+      }
+    }
+  }
+
+  private static <T> void removeFrom(Map<T, Set<TargetId>> map, T key, TargetId id) {
+    Set<TargetId> set = map.get(key);
+    if (set != null) {
+      set.remove(id);
+      if (set.isEmpty()) {
+        map.remove(key);
+      }
+    }
+  }
+}

@@ -1,0 +1,142 @@
+package io.kollect.core;
+
+import static io.kollect.core.EngineIT.WAIT;
+import static io.kollect.core.EngineIT.deploymentProfile;
+import static io.kollect.core.EngineIT.fastSink;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.kollect.extract.Op;
+import io.kollect.extract.Record;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Each kind of target scope selects exactly its objects and follows changes of membership. */
+class ScopeIT {
+
+  static TestCluster cluster;
+  private final List<KollectEngine> engines = new ArrayList<>();
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = TestCluster.start();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @AfterEach
+  void closeEngines() {
+    engines.forEach(KollectEngine::close);
+  }
+
+  private RecordingSink run(TargetScope scope) {
+    return run(scope, ns -> true);
+  }
+
+  private RecordingSink run(TargetScope scope, java.util.function.Predicate<String> filter) {
+    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it")
+        .namespaceFilter(filter).build();
+    engines.add(engine);
+    RecordingSink sink = new RecordingSink("rec");
+    engine.putProfile("p", deploymentProfile());
+    engine.putSink(sink, fastSink());
+    TargetSpec spec = new TargetSpec(new TargetId("kollect", "scoped"), 1, "p", scope,
+        List.of("rec"), false);
+    engine.putTarget(spec);
+    engine.start();
+    EngineIT.awaitStatus(engine, spec.id(), TargetStatus::ready);
+    return sink;
+  }
+
+  private static List<String> upserted(RecordingSink sink) {
+    return sink.ops(Op.UPSERT).stream().map(r -> r.namespace() + "/" + r.name()).distinct()
+        .sorted().toList();
+  }
+
+  private void label(String ns, String name, Map<String, String> labels) {
+    cluster.client().apps().deployments().inNamespace(ns).withName(name)
+        .edit(d -> { d.getMetadata().setLabels(labels); return d; });
+  }
+
+  private void labelNamespace(String ns, Map<String, String> labels) {
+    cluster.client().namespaces().withName(ns)
+        .edit(n -> { n.getMetadata().setLabels(labels); return n; });
+  }
+
+  @Test
+  void aNamespaceSelectorFollowsNamespacesAsTheirLabelsChange() {
+    cluster.namespace("sel-x", Map.of("team", "x"));
+    cluster.namespace("sel-y", Map.of("team", "y"));
+    cluster.deployment("sel-x", "in", "i:1", 1);
+    cluster.deployment("sel-y", "out", "o:1", 1);
+    LabelSelector teamX = new LabelSelectorBuilder().addToMatchLabels("team", "x").build();
+    RecordingSink sink = run(new TargetScope(List.of(), teamX, null, List.of()));
+    await().atMost(WAIT).until(() -> sink.size() >= 1);
+    assertThat(upserted(sink)).containsExactly("sel-x/in");
+
+    labelNamespace("sel-y", Map.of("team", "x"));
+    await().atMost(WAIT).until(() -> sink.of("sel-y", "out").size() == 1);
+
+    labelNamespace("sel-x", Map.of("team", "z"));
+    await().atMost(WAIT).until(() -> sink.of("sel-x", "in").size() == 2);
+    assertThat(sink.of("sel-x", "in").get(1).op()).isEqualTo(Op.DELETE);
+    assertThat(upserted(sink)).containsExactly("sel-x/in", "sel-y/out");
+  }
+
+  @Test
+  void aNamesScopeExportsOnlyTheNamedObjects() {
+    cluster.namespace("names");
+    cluster.deployment("names", "keep", "k:1", 1);
+    cluster.deployment("names", "skip", "s:1", 1);
+    RecordingSink sink = run(new TargetScope(List.of("names"), null, null, List.of("keep", "later")));
+    await().atMost(WAIT).until(() -> sink.size() >= 1);
+    cluster.deployment("names", "later", "l:1", 1);
+    cluster.deployment("names", "other", "o:1", 1);
+    await().atMost(WAIT).until(() -> sink.of("names", "later").size() == 1);
+    assertThat(upserted(sink)).containsExactly("names/keep", "names/later");
+  }
+
+  @Test
+  void aLabelSelectorScopeAddsAndTombstonesObjectsAsTheirLabelsChange() {
+    cluster.namespace("labels");
+    cluster.deployment("labels", "yes", "y:1", 1, Map.of("export", "yes"));
+    cluster.deployment("labels", "no", "n:1", 1, Map.of("export", "no"));
+    LabelSelector exported = new LabelSelectorBuilder().addToMatchLabels("export", "yes").build();
+    RecordingSink sink = run(new TargetScope(List.of("labels"), null, exported, List.of()));
+    await().atMost(WAIT).until(() -> sink.size() >= 1);
+    assertThat(upserted(sink)).containsExactly("labels/yes");
+
+    label("labels", "no", Map.of("export", "yes"));
+    await().atMost(WAIT).until(() -> sink.of("labels", "no").size() == 1);
+    label("labels", "yes", Map.of("export", "no"));
+    await().atMost(WAIT).until(() -> sink.of("labels", "yes").size() == 2);
+    Record last = sink.of("labels", "yes").get(1);
+    assertThat(last.op()).isEqualTo(Op.DELETE);
+  }
+
+  @Test
+  void theOperatorWideNamespaceFilterExcludesNamespacesFromEveryScope() {
+    cluster.namespace("filter-in");
+    cluster.namespace("filter-out");
+    cluster.deployment("filter-in", "a", "a:1", 1);
+    cluster.deployment("filter-out", "b", "b:1", 1);
+    RecordingSink sink = run(TargetScope.everything(), ns -> !ns.equals("filter-out"));
+    await().atMost(WAIT).until(() -> sink.of("filter-in", "a").size() == 1);
+    cluster.deployment("filter-in", "c", "c:1", 1);
+    await().atMost(WAIT).until(() -> sink.of("filter-in", "c").size() == 1);
+    assertThat(sink.records()).noneMatch(r -> "filter-out".equals(r.namespace()));
+  }
+}
