@@ -189,8 +189,8 @@ final class TargetReconciler {
       }
       if (!readsNothing) {
         for (Map.Entry<ResourceType, GroupVersionKind> e : types.entrySet()) {
-          // No label selector on the lease: see LabelSelectorMatcher for why the engine matches.
-          LeaseRequest request = new LeaseRequest(e.getKey(), namespaces.names(), null,
+          LeaseRequest request = new LeaseRequest(e.getKey(), namespaces.names(),
+              spec.scope().labelSelector(),
               Set.copyOf(spec.scope().names()), compiled.keepPaths(e.getValue()));
           InformerLease existing = rt.leases.get(e.getKey());
           if (existing == null || !existing.request().equals(request)) {
@@ -231,9 +231,6 @@ final class TargetReconciler {
         for (GenericKubernetesResource obj : e.getValue().list()) {
           String ns = obj.getMetadata() == null ? null : obj.getMetadata().getNamespace();
           if (ns != null && namespaces.all() && !namespaceFilter.test(ns)) {
-            continue;
-          }
-          if (!definition.objectLabels().test(obj.getMetadata().getLabels())) {
             continue;
           }
           Record r = rt.memo.recordOf(type, obj, () -> extract(compiled, type, obj, ctx));

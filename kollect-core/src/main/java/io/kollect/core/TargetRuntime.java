@@ -1,5 +1,7 @@
 package io.kollect.core;
 
+import io.kollect.informers.LabelSelectorMatcher;
+
 import io.kollect.extract.Record;
 import io.kollect.informers.InformerLease;
 import io.kollect.informers.ResourceType;
@@ -18,22 +20,22 @@ final class TargetRuntime {
   /**
    * A target spec with its selectors compiled, swapped as one so a reconcile never mixes two specs.
    *
+   * <p>The object label selector is compiled only to reject an invalid one up front: the informer
+   * lease filters by it.
+   *
    * @param spec the spec
-   * @param objectLabels the scope's label selector
    * @param namespaceLabels the scope's namespace selector ({@code null} when it has none)
    */
-  record Definition(TargetSpec spec, LabelSelectorMatcher objectLabels,
-      LabelSelectorMatcher namespaceLabels) {
+  record Definition(TargetSpec spec, LabelSelectorMatcher namespaceLabels) {
 
     /** Compiles the spec's selectors; throws naming the target and field when one is invalid. */
     static Definition of(TargetSpec spec) {
       String where = "target " + spec.id() + ": scope.";
       try {
-        LabelSelectorMatcher labels =
-            LabelSelectorMatcher.compile(spec.scope().labelSelector(), "labelSelector");
+        LabelSelectorMatcher.compile(spec.scope().labelSelector(), "labelSelector");
         LabelSelectorMatcher namespaces = spec.scope().namespaceSelector() == null ? null
             : LabelSelectorMatcher.compile(spec.scope().namespaceSelector(), "namespaceSelector");
-        return new Definition(spec, labels, namespaces);
+        return new Definition(spec, namespaces);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(where + e.getMessage(), e);
       }

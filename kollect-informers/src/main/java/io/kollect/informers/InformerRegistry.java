@@ -173,7 +173,7 @@ public final class InformerRegistry implements AutoCloseable {
     }
     LabelSelector selector = request.labelSelector();
     try {
-      return LabelSelectorMatcher.compile(selector);
+      return LabelSelectorMatcher.compile(selector, "labelSelector");
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("request." + e.getMessage(), e);
     }

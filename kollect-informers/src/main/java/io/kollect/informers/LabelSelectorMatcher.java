@@ -9,13 +9,17 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * A compiled {@link LabelSelector}: {@code matchLabels} and {@code matchExpressions} with the
- * operators {@code In}, {@code NotIn}, {@code Exists} and {@code DoesNotExist}, all ANDed, as the
- * API server evaluates them.
+ * A compiled {@link LabelSelector} evaluated as the API server does: {@code matchLabels} and
+ * {@code matchExpressions} ({@code In}, {@code NotIn}, {@code Exists}, {@code DoesNotExist}), all
+ * ANDed; {@code null} or empty matches everything.
+ *
+ * <p>Leases filter with it on read; hosts use it to validate selectors up front (errors name the
+ * field) and to match namespace selectors against Namespace objects.
  */
-final class LabelSelectorMatcher implements Predicate<Map<String, String>> {
+public final class LabelSelectorMatcher implements Predicate<Map<String, String>> {
 
-  private static final LabelSelectorMatcher ALL = new LabelSelectorMatcher(List.of());
+  /** Matches everything. */
+  public static final LabelSelectorMatcher ALL = new LabelSelectorMatcher(List.of());
 
   private final List<Predicate<Map<String, String>>> requirements;
 
@@ -24,61 +28,64 @@ final class LabelSelectorMatcher implements Predicate<Map<String, String>> {
   }
 
   /**
-   * Compiles {@code selector} ({@code null} matches everything).
+   * Compiles a selector.
    *
-   * @throws IllegalArgumentException naming the offending field when the selector is invalid
+   * @param field where the selector is, for error messages (e.g. {@code scope.labelSelector})
+   * @throws IllegalArgumentException naming the field and problem when the selector is invalid
    */
-  static LabelSelectorMatcher compile(LabelSelector selector) {
+  public static LabelSelectorMatcher compile(LabelSelector selector, String field) {
     if (selector == null) {
       return ALL;
     }
     List<Predicate<Map<String, String>>> out = new ArrayList<>();
     if (selector.getMatchLabels() != null) {
       selector.getMatchLabels().forEach((key, value) -> {
-        requireKey(key, "labelSelector.matchLabels");
-        out.add(labels -> value != null && value.equals(labels.get(key)));
+        requireKey(key, field + ".matchLabels");
+        if (value == null) {
+          throw new IllegalArgumentException(field + ".matchLabels[" + key + "]: value must be set");
+        }
+        out.add(labels -> value.equals(labels.get(key)));
       });
     }
     List<LabelSelectorRequirement> expressions = selector.getMatchExpressions();
     if (expressions != null) {
       for (int i = 0; i < expressions.size(); i++) {
-        out.add(requirement(expressions.get(i), "labelSelector.matchExpressions[" + i + "]"));
+        out.add(requirement(expressions.get(i), field + ".matchExpressions[" + i + "]"));
       }
     }
-    return out.isEmpty() ? ALL : new LabelSelectorMatcher(List.copyOf(out));
+    return new LabelSelectorMatcher(List.copyOf(out));
   }
 
-  private static Predicate<Map<String, String>> requirement(LabelSelectorRequirement r, String field) {
+  private static Predicate<Map<String, String>> requirement(LabelSelectorRequirement r,
+      String field) {
     String key = r.getKey();
     requireKey(key, field + ".key");
-    String operator = r.getOperator();
-    List<String> values = r.getValues() == null ? List.of() : r.getValues();
-    if (operator == null) {
-      throw new IllegalArgumentException(field + ".operator: missing (expected In, NotIn, Exists or DoesNotExist)");
+    String op = r.getOperator();
+    Set<String> values = r.getValues() == null ? Set.of() : Set.copyOf(r.getValues());
+    if (op == null) {
+      throw new IllegalArgumentException(field + ".operator: must be one of In, NotIn, Exists, "
+          + "DoesNotExist");
     }
-    switch (operator) {
+    switch (op) {
       case "In", "NotIn" -> {
         if (values.isEmpty()) {
-          throw new IllegalArgumentException(
-              field + ".values: must be non-empty for operator " + operator);
+          throw new IllegalArgumentException(field + ".values: must not be empty for " + op);
         }
-        Set<String> set = Set.copyOf(values);
-        return operator.equals("In")
-            ? labels -> labels.get(key) != null && set.contains(labels.get(key))
-            : labels -> labels.get(key) == null || !set.contains(labels.get(key));
       }
       case "Exists", "DoesNotExist" -> {
         if (!values.isEmpty()) {
-          throw new IllegalArgumentException(
-              field + ".values: must be empty for operator " + operator);
+          throw new IllegalArgumentException(field + ".values: must be empty for " + op);
         }
-        return operator.equals("Exists")
-            ? labels -> labels.containsKey(key)
-            : labels -> !labels.containsKey(key);
       }
-      default -> throw new IllegalArgumentException(field + ".operator: unknown operator '"
-          + operator + "' (expected In, NotIn, Exists or DoesNotExist)");
+      default -> throw new IllegalArgumentException(field + ".operator: unknown operator '" + op
+          + "', expected In, NotIn, Exists or DoesNotExist");
     }
+    return switch (op) {
+      case "In" -> labels -> labels.containsKey(key) && values.contains(labels.get(key));
+      case "NotIn" -> labels -> !labels.containsKey(key) || !values.contains(labels.get(key));
+      case "Exists" -> labels -> labels.containsKey(key);
+      default -> labels -> !labels.containsKey(key);
+    };
   }
 
   private static void requireKey(String key, String field) {
@@ -87,6 +94,7 @@ final class LabelSelectorMatcher implements Predicate<Map<String, String>> {
     }
   }
 
+  /** Whether the labels ({@code null} for none) match. */
   @Override
   public boolean test(Map<String, String> labels) {
     Map<String, String> l = labels == null ? Map.of() : labels;

@@ -18,13 +18,13 @@ class LabelSelectorMatcherTest {
 
   private static LabelSelectorMatcher compile(Map<String, String> labels, LabelSelectorRequirement... exprs) {
     return LabelSelectorMatcher.compile(new LabelSelectorBuilder().withMatchLabels(labels)
-        .withMatchExpressions(exprs).build());
+        .withMatchExpressions(exprs).build(), "labelSelector");
   }
 
   @Test
   void nullAndEmptySelectorsMatchEverythingIncludingNoLabels() {
-    assertThat(LabelSelectorMatcher.compile(null).test(null)).isTrue();
-    assertThat(LabelSelectorMatcher.compile(new LabelSelector()).test(Map.of("a", "b"))).isTrue();
+    assertThat(LabelSelectorMatcher.compile(null, "labelSelector").test(null)).isTrue();
+    assertThat(LabelSelectorMatcher.compile(new LabelSelector(), "labelSelector").test(Map.of("a", "b"))).isTrue();
   }
 
   @Test
@@ -63,6 +63,20 @@ class LabelSelectorMatcherTest {
     assertThatThrownBy(() -> compile(null, req("", "Exists")))
         .hasMessageContaining("labelSelector.matchExpressions[0].key");
     assertThatThrownBy(() -> compile(null, new LabelSelectorRequirement("k", null, List.of())))
-        .hasMessageContaining("operator: missing");
+        .hasMessageContaining("labelSelector.matchExpressions[0].operator: must be one of In, NotIn");
+  }
+
+  @Test
+  void errorsNameTheFieldTheCallerGave() {
+    Map<String, String> nullValue = new java.util.HashMap<>();
+    nullValue.put("tier", null);
+    assertThatThrownBy(() -> LabelSelectorMatcher.compile(new LabelSelector(List.of(), nullValue),
+        "scope.namespaceSelector"))
+        .hasMessage("scope.namespaceSelector.matchLabels[tier]: value must be set");
+    assertThatThrownBy(() -> LabelSelectorMatcher.compile(new LabelSelectorBuilder()
+        .addNewMatchExpression().withKey("k").withOperator("Maybe").endMatchExpression().build(),
+        "scope.labelSelector"))
+        .hasMessage("scope.labelSelector.matchExpressions[0].operator: unknown operator 'Maybe', "
+            + "expected In, NotIn, Exists or DoesNotExist");
   }
 }
