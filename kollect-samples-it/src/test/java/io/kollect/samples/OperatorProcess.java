@@ -1,0 +1,149 @@
+package io.kollect.samples;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The packaged operator ({@code java -jar kollect.jar run ...}) as a separate OS process, with its
+ * standard output and error in files for the test report.
+ */
+final class OperatorProcess implements AutoCloseable {
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private final Process process;
+  private final int metricsPort;
+  private final int probePort;
+  private final Path stdout;
+  private final Path stderr;
+
+  private OperatorProcess(Process process, int metricsPort, int probePort, Path stdout, Path stderr) {
+    this.process = process;
+    this.metricsPort = metricsPort;
+    this.probePort = probePort;
+    this.stdout = stdout;
+    this.stderr = stderr;
+  }
+
+  /** The jar Maven built: {@code -Dkollect.jar}, else the operator module's target directory. */
+  static Path jar() {
+    String configured = System.getProperty("kollect.jar");
+    return configured != null
+        ? Path.of(configured)
+        : SamplePaths.repoRoot().resolve("kollect-operator/target/kollect.jar");
+  }
+
+  /**
+   * Starts {@code kollect run} with {@code runArgs} plus loopback metrics and probe listeners on
+   * free ports; output goes to {@code logDir/<name>.out} and {@code .err}.
+   */
+  static OperatorProcess start(Path logDir, String name, List<String> runArgs) {
+    Path jar = jar();
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException("packaged operator not found at " + jar
+          + ": build it first (./mvnw -pl kollect-operator -am package -DskipTests)");
+    }
+    int metrics = freePort();
+    int probe = freePort();
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx256m",
+        "-jar", jar.toString(),
+        "run",
+        "--metrics-bind-address", "127.0.0.1:" + metrics,
+        "--health-probe-bind-address", "127.0.0.1:" + probe));
+    command.addAll(runArgs);
+    try {
+      Files.createDirectories(logDir);
+      Path out = logDir.resolve(name + ".out");
+      Path err = logDir.resolve(name + ".err");
+      Process p = new ProcessBuilder(command)
+          .redirectOutput(out.toFile())
+          .redirectError(err.toFile())
+          .start();
+      return new OperatorProcess(p, metrics, probe, out, err);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** GET on the metrics listener ({@code /metrics}, {@code /inventory}), optionally with a token. */
+  HttpResponse<String> getMetricsListener(String pathAndQuery, String bearerToken) {
+    return get(metricsPort, pathAndQuery, bearerToken);
+  }
+
+  /** GET on the probe listener ({@code /healthz}, {@code /readyz}). */
+  HttpResponse<String> getProbe(String path) {
+    return get(probePort, path, null);
+  }
+
+  private static HttpResponse<String> get(int port, String pathAndQuery, String token) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + port + pathAndQuery))
+        .timeout(Duration.ofSeconds(10))
+        .GET();
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    try {
+      return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException("GET " + pathAndQuery + " on port " + port, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The process's standard error so far, for assertion messages. */
+  String stderrText() {
+    try {
+      return Files.readString(stderr);
+    } catch (IOException e) {
+      return "(cannot read " + stderr + ": " + e + ")";
+    }
+  }
+
+  /** Kills the process the way an OOM kill or node loss would: no shutdown hooks, no flushing. */
+  void killHard() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      process.destroy();
+      if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+        killHard();
+      }
+    }
+  }
+
+  Path stdoutFile() {
+    return stdout;
+  }
+}
