@@ -6,13 +6,11 @@ import static io.kollect.core.EngineIT.fastSink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.kollect.testing.TestApiServer;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.kollect.testing.TestApiServer;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,23 +24,19 @@ class ForbiddenIT {
 
   static final String TOKEN = "kollect-it-token";
   static TestCluster cluster;
-  static Path tokenFile;
 
   @BeforeAll
-  static void startCluster() throws IOException {
-    tokenFile = Files.createTempFile("kollect-tokens", ".csv");
-    Files.writeString(tokenFile, TOKEN + ",system:serviceaccount:ops:kollect,uid-kollect,"
-        + "\"system:serviceaccounts,system:serviceaccounts:ops\"\n");
-    cluster = TestCluster.start(KubeAPIServerConfigBuilder.anAPIServerConfig()
-        .withApiServerFlag("--token-auth-file", tokenFile.toString()));
+  static void startCluster() {
+    cluster = TestCluster.start(TestApiServer.builder().tokenUser(TOKEN,
+        "system:serviceaccount:ops:kollect", "system:serviceaccounts",
+        "system:serviceaccounts:ops"));
   }
 
   @AfterAll
-  static void stopCluster() throws IOException {
+  static void stopCluster() {
     if (cluster != null) {
       cluster.close();
     }
-    Files.deleteIfExists(tokenFile);
   }
 
   private static void allowDeploymentsIn(String namespace) {

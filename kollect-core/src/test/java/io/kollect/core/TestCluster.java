@@ -1,14 +1,9 @@
 package io.kollect.core;
 
-import io.fabric8.kubeapitest.KubeAPIServer;
-import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kollect.testing.TestApiServer;
 import java.util.Map;
 
 /**
@@ -17,50 +12,33 @@ import java.util.Map;
  */
 public final class TestCluster implements AutoCloseable {
 
-  private final KubeAPIServer server;
-  private final KubernetesClient client;
+  private final TestApiServer server;
 
-  private TestCluster(KubeAPIServer server, KubernetesClient client) {
+  private TestCluster(TestApiServer server) {
     this.server = server;
-    this.client = client;
   }
 
-  /** Starts an API server from the provisioned 1.20.2 binaries (offline, see scripts/). */
+  /** Starts an API server (offline from the provisioned binaries, see scripts/). */
   public static TestCluster start() {
-    return start(KubeAPIServerConfigBuilder.anAPIServerConfig());
+    return new TestCluster(TestApiServer.start());
   }
 
-  /** Starts an API server with extra configuration (e.g. a token file for RBAC tests). */
-  public static TestCluster start(KubeAPIServerConfigBuilder config) {
-    KubeAPIServer server = new KubeAPIServer(config
-        .withOfflineMode(true)
-        .withApiServerVersion("1.20.2")
-        .build());
-    server.start();
-    KubernetesClient client = new KubernetesClientBuilder()
-        .withConfig(Config.fromKubeconfig(server.getKubeConfigYaml()))
-        .build();
-    return new TestCluster(server, client);
+  /** Starts an API server with extra configuration (e.g. token users for RBAC tests). */
+  public static TestCluster start(TestApiServer.Builder config) {
+    return new TestCluster(config.start());
   }
 
   public KubernetesClient client() {
-    return client;
+    return server.admin();
   }
 
-  /** A client that authenticates with a bearer token from the server's token file. */
+  /** A client that authenticates with a bearer token of a token user. */
   public KubernetesClient clientWithToken(String token) {
-    Config admin = client.getConfiguration();
-    return new KubernetesClientBuilder().withConfig(new ConfigBuilder()
-        .withMasterUrl(admin.getMasterUrl())
-        .withTrustCerts(true)
-        .withDisableHostnameVerification(true)
-        .withOauthToken(token)
-        .build()).build();
+    return server.clientForToken(token);
   }
 
   public void namespace(String name, Map<String, String> labels) {
-    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
-        .withLabels(labels).endMetadata().build()).create();
+    server.namespace(name, labels);
   }
 
   public void namespace(String name) {
@@ -70,7 +48,7 @@ public final class TestCluster implements AutoCloseable {
   /** Creates a one-container Deployment (no controllers run here, so it never gets pods). */
   public Deployment deployment(String namespace, String name, String image, int replicas,
       Map<String, String> labels) {
-    return client.apps().deployments().inNamespace(namespace).resource(new DeploymentBuilder()
+    return client().apps().deployments().inNamespace(namespace).resource(new DeploymentBuilder()
         .withNewMetadata().withName(name).withNamespace(namespace).withLabels(labels).endMetadata()
         .withNewSpec().withReplicas(replicas)
         .withNewSelector().addToMatchLabels("app", name).endSelector()
@@ -85,10 +63,6 @@ public final class TestCluster implements AutoCloseable {
 
   @Override
   public void close() {
-    try {
-      client.close();
-    } finally {
-      server.stop();
-    }
+    server.close();
   }
 }

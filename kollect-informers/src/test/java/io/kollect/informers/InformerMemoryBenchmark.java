@@ -1,15 +1,11 @@
 package io.kollect.informers;
 
-import io.fabric8.kubeapitest.KubeAPIServer;
-import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -58,11 +54,8 @@ public final class InformerMemoryBenchmark {
 
   public static void main(String[] args) throws Exception {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
-    KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
-        .withOfflineMode(true).withUpdateKubeConfig(false).build());
-    server.start();
-    try (KubernetesClient client = new KubernetesClientBuilder()
-        .withConfig(Config.fromKubeconfig(server.getKubeConfigYaml())).build()) {
+    io.kollect.testing.TestApiServer server = io.kollect.testing.TestApiServer.start();
+    try (KubernetesClient client = server.newAdminClient()) {
       populate(client, n);
       List<Result> results = new ArrayList<>();
       results.add(measure("plain fabric8 informer (GenericKubernetesResource)", n, () -> {
@@ -82,7 +75,7 @@ public final class InformerMemoryBenchmark {
           () -> registryCache(client, DEPLOYMENT_PROFILE, n)));
       print(results, n);
     } finally {
-      server.stop();
+      server.close();
     }
   }
 

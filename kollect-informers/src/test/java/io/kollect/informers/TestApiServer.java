@@ -2,16 +2,9 @@ package io.kollect.informers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubeapitest.KubeAPIServer;
-import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,17 +23,13 @@ final class TestApiServer implements AutoCloseable {
   static final String READER_USER = "system:serviceaccount:kollect:reader";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final KubeAPIServer server;
+  private final io.kollect.testing.TestApiServer server;
   private final Path auditLog;
-  private final Config adminConfig;
   final KubernetesClient admin;
 
   TestApiServer() {
     try {
       Path dir = Files.createTempDirectory("kollect-informers-it");
-      Path tokens = dir.resolve("tokens.csv");
-      Files.writeString(tokens, READER_TOKEN + "," + READER_USER
-          + ",reader-uid,\"system:serviceaccounts,system:serviceaccounts:kollect\"\n");
       Path policy = dir.resolve("audit-policy.yaml");
       Files.writeString(policy, """
           apiVersion: audit.k8s.io/v1
@@ -56,47 +45,36 @@ final class TestApiServer implements AutoCloseable {
           - level: None
           """);
       auditLog = dir.resolve("audit.log");
-      server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
-          .withApiServerFlag("--token-auth-file", tokens.toString())
-          .withApiServerFlag("--audit-policy-file", policy.toString())
-          .withApiServerFlag("--audit-log-path", auditLog.toString())
-          .withApiServerFlag("--watch-cache=false")
-          .withApiServerFlag("--etcd-compaction-interval", "2s")
-          .withUpdateKubeConfig(false)
-          // the env flag cannot be used: kube-api-test casts its string value to Boolean
-          .withOfflineMode(true)
-          .build());
-      server.start();
-      adminConfig = Config.fromKubeconfig(server.getKubeConfigYaml());
-      admin = new KubernetesClientBuilder().withConfig(adminConfig).build();
+      server = io.kollect.testing.TestApiServer.builder()
+          .tokenUser(READER_TOKEN, READER_USER, "system:serviceaccounts",
+              "system:serviceaccounts:kollect")
+          .flag("--audit-policy-file", policy.toString())
+          .flag("--audit-log-path", auditLog.toString())
+          .flag("--watch-cache=false")
+          .flag("--etcd-compaction-interval", "2s")
+          .start();
+      admin = server.admin();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
   int port() {
-    return URI.create(adminConfig.getMasterUrl()).getPort();
+    return server.port();
   }
 
   /** An admin client that connects through {@code port} (e.g. a {@link TcpProxy}). */
   KubernetesClient adminVia(int port) {
-    Config c = new ConfigBuilder(adminConfig).withMasterUrl("https://127.0.0.1:" + port).build();
-    return new KubernetesClientBuilder().withConfig(c).build();
+    return server.adminVia(port);
   }
 
   /** A client authenticated as {@link #READER_USER} by bearer token. */
   KubernetesClient reader() {
-    Config c = new ConfigBuilder(adminConfig)
-        .withClientCertData(null).withClientKeyData(null)
-        .withClientCertFile(null).withClientKeyFile(null)
-        .withOauthToken(READER_TOKEN)
-        .build();
-    return new KubernetesClientBuilder().withConfig(c).build();
+    return server.clientForToken(READER_TOKEN);
   }
 
   void createNamespace(String name) {
-    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
-        .endMetadata().build()).serverSideApply();
+    server.namespace(name);
   }
 
   /** Audit events (stage RequestReceived) whose fields match. */
@@ -145,7 +123,6 @@ final class TestApiServer implements AutoCloseable {
 
   @Override
   public void close() {
-    admin.close();
-    server.stop();
+    server.close();
   }
 }

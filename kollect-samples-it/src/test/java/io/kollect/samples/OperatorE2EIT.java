@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.operator.crd.KollectTarget;
+import io.kollect.testing.TestApiServer;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
@@ -64,9 +65,8 @@ class OperatorE2EIT {
     work = SamplePaths.moduleDir().resolve("target/e2e");
     deleteRecursively(work);
     Files.createDirectories(work);
-    Path tokens = Files.writeString(work.resolve("tokens.csv"), apiToken + "," + SA_USER
-        + ",kollect-e2e,\"system:serviceaccounts,system:serviceaccounts:" + SA_NAMESPACE + "\"\n");
-    server = ApiServer.start(tokens);
+    server = ApiServer.start(TestApiServer.builder().tokenUser(apiToken, SA_USER,
+        "system:serviceaccounts", "system:serviceaccounts:" + SA_NAMESPACE));
     admin = server.admin();
 
     Path deploy = SamplePaths.repoRoot().resolve("deploy");

@@ -1,0 +1,211 @@
+package io.kollect.testing;
+
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A real kube-apiserver + etcd for one test class (start it in {@code @BeforeAll}, close it in
+ * {@code @AfterAll}: a start costs seconds).
+ *
+ * <p>It runs offline, from the binaries {@code scripts/provision-kube-binaries.sh} builds, whenever
+ * they are present; otherwise kube-api-test downloads its own. (kube-api-test's
+ * {@code KUBE_API_TEST_OFFLINE_MODE} variable is not used: 7.5.2 casts its string value to
+ * {@code Boolean} and throws.)
+ */
+public final class TestApiServer implements AutoCloseable {
+
+  private final KubeAPIServer server;
+  private final String adminKubeconfig;
+  private final Config adminConfig;
+  private final KubernetesClient admin;
+
+  private TestApiServer(KubeAPIServer server) {
+    this.server = server;
+    this.adminKubeconfig = server.getKubeConfigYaml();
+    this.adminConfig = Config.fromKubeconfig(adminKubeconfig);
+    this.admin = new KubernetesClientBuilder().withConfig(adminConfig).build();
+  }
+
+  /** Starts a server with no extra flags. */
+  public static TestApiServer start() {
+    return builder().start();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Extra API server flags and static token users. */
+  public static final class Builder {
+    private final List<String> tokenLines = new ArrayList<>();
+    private final List<String[]> flags = new ArrayList<>();
+
+    private Builder() {}
+
+    /**
+     * A user the server authenticates by bearer {@code token} (its {@code --token-auth-file}), e.g.
+     * {@code system:serviceaccount:ns:name} with groups {@code system:serviceaccounts,
+     * system:serviceaccounts:ns}, so RBAC applies to it as to that ServiceAccount.
+     */
+    public Builder tokenUser(String token, String user, String... groups) {
+      tokenLines.add(token + "," + user + "," + user + ",\"" + String.join(",", groups) + "\"");
+      return this;
+    }
+
+    /** A kube-apiserver flag with a value, e.g. {@code --audit-log-path}. */
+    public Builder flag(String name, String value) {
+      flags.add(new String[] {name, value});
+      return this;
+    }
+
+    /** A kube-apiserver flag in {@code --name=value} or bare form. */
+    public Builder flag(String flag) {
+      flags.add(new String[] {flag});
+      return this;
+    }
+
+    public TestApiServer start() {
+      KubeAPIServerConfigBuilder config = KubeAPIServerConfigBuilder.anAPIServerConfig()
+          .withOfflineMode(binariesProvisioned())
+          .withUpdateKubeConfig(false);
+      if (!tokenLines.isEmpty()) {
+        config.withApiServerFlag("--token-auth-file", writeTokenFile().toString());
+      }
+      for (String[] f : flags) {
+        if (f.length == 1) {
+          config.withApiServerFlag(f[0]);
+        } else {
+          config.withApiServerFlag(f[0], f[1]);
+        }
+      }
+      KubeAPIServer server = new KubeAPIServer(config.build());
+      server.start();
+      return new TestApiServer(server);
+    }
+
+    private Path writeTokenFile() {
+      try {
+        Path file = Files.createTempFile("kollect-tokens", ".csv");
+        file.toFile().deleteOnExit();
+        return Files.write(file, tokenLines);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /** Whether {@code scripts/provision-kube-binaries.sh} has put binaries where kube-api-test looks. */
+  public static boolean binariesProvisioned() {
+    Path k8s = Path.of(System.getProperty("user.home"), ".kubeapitest", "k8s");
+    try (var dirs = Files.list(k8s)) {
+      return dirs.anyMatch(d -> Files.isExecutable(d.resolve("kube-apiserver")));
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** A shared cluster-admin client (client certificate in {@code system:masters}). */
+  public KubernetesClient admin() {
+    return admin;
+  }
+
+  /** A separate admin client with its own connections, as another process would have. */
+  public KubernetesClient newAdminClient() {
+    return new KubernetesClientBuilder().withConfig(adminConfig).build();
+  }
+
+  /** An admin client that connects to another port on loopback (e.g. through a test proxy). */
+  public KubernetesClient adminVia(int port) {
+    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(adminConfig)
+        .withMasterUrl("https://127.0.0.1:" + port).build()).build();
+  }
+
+  /** A client authenticated only by a bearer token of a {@link Builder#tokenUser} user. */
+  public KubernetesClient clientForToken(String token) {
+    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(adminConfig)
+        .withClientCertData(null).withClientKeyData(null)
+        .withClientCertFile(null).withClientKeyFile(null)
+        .withOauthToken(token)
+        .build()).build();
+  }
+
+  public Config adminConfig() {
+    return adminConfig;
+  }
+
+  public String adminKubeconfigYaml() {
+    return adminKubeconfig;
+  }
+
+  /** A kubeconfig for a token user: same server and CA, no client certificate. */
+  public String kubeconfigForToken(String user, String token) {
+    return "apiVersion: v1\n"
+        + "kind: Config\n"
+        + "clusters:\n"
+        + "  - name: kubeapitest\n"
+        + "    cluster:\n"
+        + "      server: " + adminConfig.getMasterUrl() + "\n"
+        + "      certificate-authority-data: " + caData() + "\n"
+        + "contexts:\n"
+        + "  - name: " + user + "\n"
+        + "    context:\n"
+        + "      cluster: kubeapitest\n"
+        + "      user: " + user + "\n"
+        + "      namespace: default\n"
+        + "current-context: " + user + "\n"
+        + "users:\n"
+        + "  - name: " + user + "\n"
+        + "    user:\n"
+        + "      token: " + token + "\n";
+  }
+
+  private String caData() {
+    if (adminConfig.getCaCertData() != null) {
+      return adminConfig.getCaCertData();
+    }
+    try {
+      return java.util.Base64.getEncoder().encodeToString(
+          Files.readAllBytes(Path.of(adminConfig.getCaCertFile())));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The port the API server listens on (loopback). */
+  public int port() {
+    return URI.create(adminConfig.getMasterUrl()).getPort();
+  }
+
+  /** Creates (or relabels) a namespace. */
+  public void namespace(String name, Map<String, String> labels) {
+    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
+        .withLabels(labels).endMetadata().build()).createOr(NonDeletingOperation::update);
+  }
+
+  public void namespace(String name) {
+    namespace(name, Map.of());
+  }
+
+  @Override
+  public void close() {
+    try {
+      admin.close();
+    } finally {
+      server.stop();
+    }
+  }
+}
