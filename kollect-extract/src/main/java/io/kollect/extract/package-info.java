@@ -4,8 +4,13 @@
  *
  * <p>Entry points: {@link io.kollect.extract.ProfileLoader} reads a profile (a whole
  * {@code KollectProfile} object or just its spec) from YAML or JSON, {@link
- * io.kollect.extract.ProfileCompiler} validates it and compiles every path once, and {@link
- * io.kollect.extract.CompiledProfile#extract} produces records. No value under a sensitive key
- * leaves this package unscrubbed. This module has no Kubernetes client dependency.
+ * io.kollect.extract.ProfileCompiler} validates it, reporting every problem at once, and compiles
+ * every path once, and {@link io.kollect.extract.CompiledProfile#extract} produces records. {@link
+ * io.kollect.extract.Records} (de)serialises records and computes the content hash. Paths are
+ * kubectl JSONPath, evaluated by Jayway json-path after translation; no value under a sensitive
+ * key leaves this package unscrubbed; Helm 3 release storage is decoded on request. The schema,
+ * path dialect, reducers and the sensitive key list are documented in {@code
+ * docs/profile-reference.md}. Golden tests for profiles live in {@link io.kollect.extract.golden}.
+ * This module has no Kubernetes client dependency.
  */
 package io.kollect.extract;

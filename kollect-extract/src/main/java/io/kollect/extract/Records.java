@@ -1,0 +1,140 @@
+package io.kollect.extract;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * JSON (de)serialisation of {@link Record}s in the stable record format, and the content hash.
+ *
+ * <p>{@link #mapper()} is the one {@link ObjectMapper} every module should use for records:
+ * {@code observedAt} is written as an ISO-8601 instant ({@code 2024-05-01T10:00:00Z}), keys in the
+ * documented order, {@code null}s kept (a cluster-scoped object has {@code "namespace":null}).
+ */
+public final class Records {
+
+  private static final ObjectMapper MAPPER =
+      JsonMapper.builder()
+          .addModule(new JavaTimeModule())
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+          .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .build();
+
+  private Records() {}
+
+  /** The shared mapper for records (thread-safe; do not reconfigure it). */
+  public static ObjectMapper mapper() {
+    return MAPPER;
+  }
+
+  /** One record as one line of JSON (no trailing newline). */
+  public static String toJsonLine(Record record) {
+    try {
+      return MAPPER.writeValueAsString(record);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("record cannot be serialised: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /** A record as a JSON tree, keys in the documented order. */
+  public static ObjectNode toTree(Record record) {
+    return MAPPER.valueToTree(record);
+  }
+
+  /**
+   * Parses one record from JSON (unknown keys are ignored so that newer writers stay readable).
+   *
+   * @throws IllegalArgumentException when the text is not a record
+   */
+  public static Record fromJson(String json) {
+    try {
+      return MAPPER.readValue(json, Record.class);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "not a Kollect record: " + e.getOriginalMessage().lines().findFirst().orElse(""), e);
+    }
+  }
+
+  /**
+   * The content hash of a record's content: SHA-256 (lower-case hex) over canonical JSON (object
+   * keys sorted, no whitespace) of {@code resource, namespace, name, fields, labels,
+   * annotations}. Cluster, target, uid, resourceVersion and observedAt are deliberately not part
+   * of it, so an update that changes no extracted value keeps its hash.
+   */
+  public static String contentHash(
+      GroupVersionKind resource,
+      String namespace,
+      String name,
+      Map<String, JsonNode> fields,
+      Map<String, String> labels,
+      Map<String, String> annotations) {
+    ObjectNode content = MAPPER.createObjectNode();
+    content.set("resource", MAPPER.valueToTree(resource));
+    content.put("namespace", namespace);
+    content.put("name", name);
+    ObjectNode f = content.putObject("fields");
+    fields.forEach(f::set);
+    ObjectNode l = content.putObject("labels");
+    labels.forEach(l::put);
+    ObjectNode a = content.putObject("annotations");
+    annotations.forEach(a::put);
+    return sha256Hex(canonicalJson(content));
+  }
+
+  /** Canonical JSON bytes: keys sorted at every level, compact. */
+  static byte[] canonicalJson(JsonNode node) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(512);
+    try (JsonGenerator gen = MAPPER.getFactory().createGenerator(out)) {
+      writeCanonical(gen, node);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
+  private static void writeCanonical(JsonGenerator gen, JsonNode node) throws IOException {
+    if (node.isObject()) {
+      List<String> names = new ArrayList<>();
+      node.fieldNames().forEachRemaining(names::add);
+      names.sort(null);
+      gen.writeStartObject();
+      for (String n : names) {
+        gen.writeFieldName(n);
+        writeCanonical(gen, node.get(n));
+      }
+      gen.writeEndObject();
+    } else if (node.isArray()) {
+      gen.writeStartArray();
+      for (JsonNode e : node) {
+        writeCanonical(gen, e);
+      }
+      gen.writeEndArray();
+    } else {
+      MAPPER.writeTree(gen, node);
+    }
+  }
+
+  private static String sha256Hex(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK always provides SHA-256", e);
+    }
+  }
+}
