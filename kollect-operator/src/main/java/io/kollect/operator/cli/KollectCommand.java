@@ -1,5 +1,8 @@
 package io.kollect.operator.cli;
 
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -12,15 +15,60 @@ import picocli.CommandLine.Command;
     subcommands = {RunCommand.class, DemoCommand.class, ExtractCommand.class, TestCommand.class})
 public final class KollectCommand {
 
+  private final PrintStream out;
+  private final PrintStream err;
+
+  KollectCommand(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
   public static void main(String[] args) {
     System.exit(execute(args));
   }
 
   /** Runs the command line and returns its exit code: 0 ok, 1 failure/mismatch, 2 bad input. */
   public static int execute(String... args) {
-    return new CommandLine(new KollectCommand())
+    return execute(System.out, System.err, args);
+  }
+
+  /**
+   * Runs the command line with its output (records, reports) on {@code out} and messages on
+   * {@code err}; for embedding and in-process tests.
+   */
+  public static int execute(PrintStream out, PrintStream err, String... args) {
+    return new CommandLine(new KollectCommand(out, err))
+        .setOut(new PrintWriter(out, true, StandardCharsets.UTF_8))
+        .setErr(new PrintWriter(err, true, StandardCharsets.UTF_8))
         .setExecutionExceptionHandler(new BadInputHandler())
+        .setParameterExceptionHandler(KollectCommand::badParameters)
         .execute(args);
+  }
+
+  /** The stream records and reports go to (standard output unless embedded). */
+  PrintStream out() {
+    return out;
+  }
+
+  /** The stream messages and log lines go to (standard error unless embedded). */
+  PrintStream err() {
+    return err;
+  }
+
+  /**
+   * Unknown or missing options print the message and the usage; an invalid value of a known
+   * option is one line, since the usage would bury it.
+   */
+  private static int badParameters(CommandLine.ParameterException ex, String[] args) {
+    CommandLine cmd = ex.getCommandLine();
+    PrintWriter err = cmd.getErr();
+    err.println("kollect: " + ex.getMessage());
+    boolean badValue = ex.getCause() instanceof CommandLine.TypeConversionException
+        || ex.getMessage().startsWith("Invalid value");
+    if (!badValue) {
+      cmd.usage(err);
+    }
+    return cmd.getCommandSpec().exitCodeOnInvalidInput();
   }
 
   static final class Version implements CommandLine.IVersionProvider {

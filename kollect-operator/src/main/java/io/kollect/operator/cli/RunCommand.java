@@ -1,13 +1,282 @@
 package io.kollect.operator.cli;
 
+import ch.qos.logback.classic.Level;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kollect.operator.BindAddress;
+import io.kollect.operator.InventoryAuth;
+import io.kollect.operator.KollectOperator;
+import io.kollect.operator.KubeClients;
+import io.kollect.operator.LeaderElectionSettings;
+import io.kollect.operator.LogSetup;
+import io.kollect.operator.OperatorConfig;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 
-/** {@code kollect run}. */
-@Command(name = "run", mixinStandardHelpOptions = true, description = "(being built)")
+/** {@code kollect run}: the operator. */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Run the Kollect operator: watch KollectProfiles, KollectTargets and KollectSinks, keep each "
+          + "target's inventory current and export only what changed.",
+      "Records go to the targets' sinks (and with --stdout to standard output as JSON lines); "
+          + "logs go to standard error."
+    })
 final class RunCommand implements Callable<Integer> {
+
+  private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
+  private static final Path SERVICE_ACCOUNT_NAMESPACE =
+      Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+
+  @ParentCommand KollectCommand parent;
+
+  @Option(names = "--kubeconfig", paramLabel = "FILE",
+      description = "Kubeconfig to use. Default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account.")
+  Path kubeconfig;
+
+  @Option(names = "--context", paramLabel = "NAME", description = "Kubeconfig context (default: current).")
+  String context;
+
+  @Option(names = "--cluster-name", paramLabel = "NAME", defaultValue = "default",
+      description = "Cluster name written into every record (default: ${DEFAULT-VALUE}).")
+  String clusterName;
+
+  @Option(names = "--metrics-bind-address", paramLabel = "ADDR", defaultValue = ":8080",
+      converter = Converters.Address.class,
+      description = "Serve /metrics and /inventory here; 0 turns it off (default: ${DEFAULT-VALUE}).")
+  BindAddress metricsAddress;
+
+  @Option(names = "--health-probe-bind-address", paramLabel = "ADDR", defaultValue = ":8081",
+      converter = Converters.Address.class,
+      description = "Serve /healthz and /readyz here; 0 turns it off (default: ${DEFAULT-VALUE}).")
+  BindAddress probeAddress;
+
+  @Option(names = "--leader-elect", arity = "0..1", paramLabel = "BOOL", defaultValue = "false",
+      fallbackValue = "true",
+      description = "Elect a leader on a Lease; only the leader exports and writes status (default: ${DEFAULT-VALUE}).")
+  boolean leaderElect;
+
+  @Option(names = "--leader-elect-lease-duration", paramLabel = "DURATION", defaultValue = "15s",
+      converter = Converters.GoDuration.class,
+      description = "How long standbys wait after the last renewal before taking over (default: ${DEFAULT-VALUE}).")
+  Duration leaseDuration;
+
+  @Option(names = "--leader-elect-renew-deadline", paramLabel = "DURATION", defaultValue = "10s",
+      converter = Converters.GoDuration.class,
+      description = "How long the leader tries to renew before giving up (default: ${DEFAULT-VALUE}).")
+  Duration renewDeadline;
+
+  @Option(names = "--leader-elect-retry-period", paramLabel = "DURATION", defaultValue = "2s",
+      converter = Converters.GoDuration.class,
+      description = "Wait between acquire/renew attempts (default: ${DEFAULT-VALUE}).")
+  Duration retryPeriod;
+
+  @Option(names = "--leader-elect-namespace", paramLabel = "NAMESPACE",
+      description = "Namespace of the Lease and of the checkpoint ConfigMaps "
+          + "(default: the pod's namespace in a cluster, else the kubeconfig's namespace).")
+  String leaderElectNamespace;
+
+  @Option(names = "--leader-elect-id", paramLabel = "NAME", defaultValue = "kollect-leader",
+      description = "Name of the Lease (default: ${DEFAULT-VALUE}).")
+  String leaderElectId;
+
+  @Option(names = "--workers", paramLabel = "N", defaultValue = "2",
+      description = "Reconcile worker threads (default: ${DEFAULT-VALUE}).")
+  int workers;
+
+  @Option(names = "--resync-period", paramLabel = "DURATION", defaultValue = "10h",
+      converter = Converters.GoDuration.class,
+      description = "Informer resync, a correctness backstop only; 0s turns it off (default: ${DEFAULT-VALUE}).")
+  Duration resyncPeriod;
+
+  @Option(names = "--namespaces", paramLabel = "NS", split = ",",
+      description = "Only read objects and Kollect resources in these namespaces (default: all).")
+  List<String> namespaces = List.of();
+
+  @Option(names = "--exclude-namespaces", paramLabel = "NS", split = ",",
+      description = "Never read objects or Kollect resources in these namespaces.")
+  List<String> excludeNamespaces = List.of();
+
+  @Option(names = "--kube-api-qps", paramLabel = "QPS", defaultValue = "20",
+      description = "Client-side limit of API requests per second (default: ${DEFAULT-VALUE}).")
+  double qps;
+
+  @Option(names = "--kube-api-burst", paramLabel = "N", defaultValue = "30",
+      description = "Client-side burst of API requests (default: ${DEFAULT-VALUE}).")
+  int burst;
+
+  @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
+      description = "trace, debug, info, warn or error (default: ${DEFAULT-VALUE}).")
+  String logLevel;
+
+  @Option(names = "--log-format", paramLabel = "FORMAT",
+      description = "json or text (default: json in a cluster, text elsewhere).")
+  LogSetup.Format logFormat;
+
+  @Option(names = "--stdout",
+      description = "Also print every target's records to standard output as JSON lines.")
+  boolean stdout;
+
+  @Option(names = "--checkpoint-dir", paramLabel = "DIR",
+      description = "Keep export checkpoints in files here (default: ConfigMaps in the leader-election namespace).")
+  Path checkpointDir;
+
+  @Option(names = "--inventory-token-file", paramLabel = "FILE",
+      description = "Bearer token that /inventory requires (re-read on each request).")
+  Path inventoryTokenFile;
+
+  @Option(names = "--inventory-auth", paramLabel = "MODE", defaultValue = "bearer",
+      description = "bearer (default: /inventory needs --inventory-token-file, else it is off) or none (no authentication).")
+  String inventoryAuth;
+
+  @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.GoDuration.class,
+      description = "Stop after this long (default: run until interrupted).")
+  Duration duration;
+
   @Override
-  public Integer call() {
-    throw new BadInputException("run: not built yet");
+  public Integer call() throws Exception {
+    Level level = Level.toLevel(logLevel, null);
+    if (level == null || !Set.of("trace", "debug", "info", "warn", "error").contains(logLevel.toLowerCase())) {
+      throw new BadInputException("--log-level: '" + logLevel + "' is not one of trace, debug, info, warn, error");
+    }
+    LogSetup.configure(level, logFormat == null ? LogSetup.defaultFormat() : logFormat, parent.err());
+    InventoryAuth auth = inventoryAuth();
+    if (checkpointDir != null && Files.exists(checkpointDir) && !Files.isDirectory(checkpointDir)) {
+      throw new BadInputException("--checkpoint-dir: " + checkpointDir + " is not a directory");
+    }
+    KubernetesClient client;
+    try {
+      client = KubeClients.create(Optional.ofNullable(kubeconfig), Optional.ofNullable(context), qps, burst);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage());
+    } catch (KubernetesClientException e) {
+      throw new BadInputException("cannot configure the API client: " + e.getMessage());
+    }
+    try (client) {
+      String ns = leaderElectNamespace != null ? leaderElectNamespace : defaultNamespace(client);
+      LeaderElectionSettings election;
+      OperatorConfig config;
+      try {
+        election = leaderElect
+            ? new LeaderElectionSettings(true, ns, leaderElectId, identity(), leaseDuration,
+                renewDeadline, retryPeriod)
+            : LeaderElectionSettings.disabled();
+        config = new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress,
+            probeAddress, election, Set.copyOf(namespaces), Set.copyOf(excludeNamespaces), auth,
+            Optional.ofNullable(checkpointDir), ns,
+            stdout ? Optional.of(parent.out()) : Optional.empty());
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException(e.getMessage());
+      }
+      return runUntilStopped(client, config, duration, parent.err());
+    }
   }
+
+  /** Runs an operator until interrupted, a shutdown signal, or {@code duration}. */
+  static int runUntilStopped(KubernetesClient client, OperatorConfig config, Duration duration,
+      PrintStream errStream) throws IOException {
+    CountDownLatch stop = new CountDownLatch(1);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      stop.countDown();
+      try {
+        stopped.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException ignored) {
+        Thread.currentThread().interrupt();
+      }
+    }, "kollect-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    KollectOperator operator = new KollectOperator(client, config);
+    try {
+      operator.start();
+      log.info("kollect running (cluster {}, leader election {})", config.clusterName(),
+          config.leaderElection().enabled() ? "on" : "off");
+      if (duration == null) {
+        stop.await();
+      } else {
+        stop.await(duration.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.net.BindException e) {
+      throw new BadInputException("cannot listen: " + e.getMessage());
+    } catch (IllegalStateException e) {
+      // Could not start (API server unreachable, CRDs missing, forbidden): one line, exit 1.
+      log.debug("start failed", e);
+      PrintStream err = errStream;
+      err.println("kollect: " + e.getMessage());
+      return 1;
+    } finally {
+      log.info("kollect stopping");
+      operator.close();
+      stopped.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // the JVM is exiting; the hook is what brought us here
+      }
+    }
+    return 0;
+  }
+
+  private InventoryAuth inventoryAuth() {
+    switch (inventoryAuth) {
+      case "none":
+        if (inventoryTokenFile != null) {
+          throw new BadInputException("--inventory-token-file cannot be combined with --inventory-auth=none");
+        }
+        return InventoryAuth.none();
+      case "bearer":
+        if (inventoryTokenFile == null) {
+          return InventoryAuth.disabled();
+        }
+        if (!Files.isReadable(inventoryTokenFile)) {
+          throw new BadInputException("--inventory-token-file: " + inventoryTokenFile + " is not readable");
+        }
+        return InventoryAuth.tokenFile(inventoryTokenFile);
+      default:
+        throw new BadInputException("--inventory-auth: '" + inventoryAuth + "' is not one of bearer, none");
+    }
+  }
+
+  private static String defaultNamespace(KubernetesClient client) {
+    try {
+      if (Files.isReadable(SERVICE_ACCOUNT_NAMESPACE)) {
+        return Files.readString(SERVICE_ACCOUNT_NAMESPACE).strip();
+      }
+    } catch (IOException ignored) {
+      // fall through to the kubeconfig's namespace
+    }
+    String ns = client.getNamespace();
+    return ns == null || ns.isBlank() ? "default" : ns;
+  }
+
+  private static String identity() {
+    String host;
+    try {
+      host = System.getenv().getOrDefault("HOSTNAME", InetAddress.getLocalHost().getHostName());
+    } catch (IOException e) {
+      host = "kollect";
+    }
+    return host + "_" + UUID.randomUUID();
+  }
+
 }

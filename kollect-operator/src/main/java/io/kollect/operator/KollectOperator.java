@@ -1,0 +1,688 @@
+package io.kollect.operator;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kollect.core.KollectEngine;
+import io.kollect.core.TargetId;
+import io.kollect.core.TargetSpec;
+import io.kollect.core.TargetStatus;
+import io.kollect.core.TargetStatusListener;
+import io.kollect.export.CheckpointStore;
+import io.kollect.export.FileCheckpointStore;
+import io.kollect.export.SinkOptions;
+import io.kollect.export.StdoutSink;
+import io.kollect.extract.ProfileSpec;
+import io.kollect.extract.ProfileValidationException;
+import io.kollect.extract.Records;
+import io.kollect.operator.crd.KollectInventory;
+import io.kollect.operator.crd.KollectProfile;
+import io.kollect.operator.crd.KollectProfileStatus;
+import io.kollect.operator.crd.KollectSink;
+import io.kollect.operator.crd.KollectSinkStatus;
+import io.kollect.operator.crd.KollectTarget;
+import io.kollect.operator.crd.KollectTargetStatus;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator: hosts one {@link KollectEngine}, feeds it from the Kollect custom resources, writes
+ * their status, keeps inventory objects, elects a leader and serves the HTTP endpoints.
+ *
+ * <p>Every instance watches everything and keeps warm caches; only the leader exports and writes
+ * status. Bad resources never stop it: a profile that does not compile, a target naming a missing
+ * profile or a misconfigured sink is logged in one line naming the object and field and reported in
+ * that object's status, and everything else keeps working.
+ */
+public final class KollectOperator implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(KollectOperator.class);
+  /** Sink name of {@code --stdout}. */
+  static final String STDOUT_SINK = "stdout";
+
+  private final KubernetesClient client;
+  private final OperatorConfig config;
+  private final OperatorMetrics metrics = new OperatorMetrics();
+  private final CheckpointStore checkpoints;
+  private final InventoryObjectSink inventoryObjects;
+  private final KollectEngine engine;
+  private final OperatorHttp http;
+  private final SinkTranslation sinkTranslation;
+  private final Predicate<String> namespaceFilter;
+  private final List<String> extraSinks;
+  private final ExecutorService statusWriter = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "kollect-status-writer");
+    t.setDaemon(true);
+    return t;
+  });
+  private final Map<TargetId, TargetStatus> lastStatus = new ConcurrentHashMap<>();
+  private final Map<TargetId, KollectTargetStatus> writtenStatus = new ConcurrentHashMap<>();
+  /** The last problem logged per object, so a resync does not repeat the same error line. */
+  private final Map<String, String> loggedProblems = new ConcurrentHashMap<>();
+  /** Configuration problems of KollectSinks by engine sink name. */
+  private final Map<String, String> sinkProblems = new ConcurrentHashMap<>();
+  /** Validation problems of KollectProfiles by name. */
+  private final Map<String, String> profileProblems = new ConcurrentHashMap<>();
+  private final java.util.concurrent.ScheduledExecutorService sinkHealth =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "kollect-sink-health");
+        t.setDaemon(true);
+        return t;
+      });
+  private final LeaderElection election;
+  private final ProblemEvents events;
+  private volatile boolean leader;
+  private volatile SharedIndexInformer<KollectProfile> profileInformer;
+  private volatile SharedIndexInformer<KollectSink> sinkInformer;
+  private volatile SharedIndexInformer<KollectTarget> targetInformer;
+
+  /** Builds the operator; nothing runs until {@link #start()}. */
+  public KollectOperator(KubernetesClient client, OperatorConfig config) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.config = Objects.requireNonNull(config, "config");
+    this.namespaceFilter = config.namespaceFilter();
+    this.checkpoints = config.checkpointDir()
+        .<CheckpointStore>map(FileCheckpointStore::new)
+        .orElseGet(() -> new ConfigMapCheckpointStore(client, config.operatorNamespace()));
+    this.inventoryObjects = new InventoryObjectSink(client, this::findTarget,
+        InventoryObjectSink.DEFAULT_MAX_PART_BYTES);
+    this.engine = KollectEngine.builder(client)
+        .cluster(config.clusterName())
+        .workers(config.workers())
+        .resyncPeriod(config.resyncPeriod())
+        .checkpointStore(checkpoints)
+        .exportMetrics(metrics)
+        .informerMetrics(metrics)
+        .inventorySink(inventoryObjects)
+        .exportEnabled(!config.leaderElection().enabled())
+        .namespaceFilter(namespaceFilter)
+        .build();
+    this.sinkTranslation = new SinkTranslation(client);
+    this.events = new ProblemEvents(client);
+    this.extraSinks = config.stdoutRecords().isPresent() ? List.of(STDOUT_SINK) : List.of();
+    this.http = new OperatorHttp(Records.mapper(), this::isReady, metrics::scrape,
+        engine::inventory, config.inventoryAuth());
+    this.election = config.leaderElection().enabled()
+        ? new LeaderElection(client, config.leaderElection(), this::onLeadership)
+        : null;
+  }
+
+  /**
+   * Starts serving: HTTP listeners, the engine, the watches on Kollect resources and leader
+   * election.
+   *
+   * @throws IOException when a listen address cannot be bound
+   */
+  public void start() throws IOException {
+    http.start(config.probeAddress(), config.metricsAddress());
+    engine.addStatusListener(new TargetStatusListener() {
+      @Override
+      public void onStatus(TargetStatus status) {
+        lastStatus.put(status.id(), status);
+        metrics.target(status);
+        statusWriter.execute(() -> writeTargetStatus(status.id()));
+      }
+
+      @Override
+      public void onRemoved(TargetId id) {
+        metrics.targetRemoved(id);
+        lastStatus.remove(id);
+        writtenStatus.remove(id);
+      }
+    });
+    config.stdoutRecords().ifPresent(out -> engine.putSink(new StdoutSink(STDOUT_SINK, out),
+        SinkOptions.defaults().withLinger(Duration.ofMillis(100))));
+    engine.start();
+    if (election == null) {
+      onLeadership(true); // before the watches, so the first problems already become events
+    }
+    long resync = config.resyncPeriod().toMillis();
+    // Profiles and sinks first, so that targets are not reported as naming missing ones on start.
+    profileInformer = client.resources(KollectProfile.class).runnableInformer(resync);
+    profileInformer.addEventHandler(handler(this::onProfile, this::onProfileDeleted));
+    sinkInformer = client.resources(KollectSink.class).inAnyNamespace().runnableInformer(resync);
+    sinkInformer.addEventHandler(handler(this::onSink, this::onSinkDeleted));
+    awaitListed("KollectProfiles", profileInformer.start());
+    awaitListed("KollectSinks", sinkInformer.start());
+    targetInformer = client.resources(KollectTarget.class).inAnyNamespace().runnableInformer(resync);
+    targetInformer.addEventHandler(handler(this::onTarget, this::onTargetDeleted));
+    awaitListed("KollectTargets", targetInformer.start());
+    if (election != null) {
+      election.start();
+    }
+    sinkHealth.scheduleWithFixedDelay(() -> {
+      try {
+        checkSinkHealth();
+      } catch (RuntimeException e) {
+        log.warn("sink health check failed: {}", e.toString());
+      }
+    }, 5, 5, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Waits for the first list of a Kollect resource; a failure here (API server unreachable, CRDs
+   * not installed, no permission) stops the start with one line saying which.
+   */
+  private void awaitListed(String what, java.util.concurrent.CompletionStage<Void> started) {
+    try {
+      started.toCompletableFuture().get(2, TimeUnit.MINUTES);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      while (cause.getCause() != null && cause.getCause() != cause) {
+        if (cause instanceof KubernetesClientException k && k.getCode() > 0) {
+          break;
+        }
+        cause = cause.getCause();
+      }
+      String hint = "";
+      if (cause instanceof KubernetesClientException k && k.getCode() == 404) {
+        hint = " (are the Kollect CRDs installed? kubectl apply -k deploy/crds)";
+      } else if (cause instanceof KubernetesClientException k && k.getCode() == 403) {
+        hint = " (the operator's service account lacks list/watch on it: see deploy/rbac)";
+      }
+      throw new IllegalStateException("cannot list " + what + " at " + client.getMasterUrl() + ": "
+          + firstLine(String.valueOf(cause.getMessage())) + hint, e);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("cannot list " + what + ": no answer from the API server in 2 minutes", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while listing " + what, e);
+    }
+  }
+
+  /** The hosted engine. */
+  public KollectEngine engine() {
+    return engine;
+  }
+
+  /** Whether this instance currently leads (always, without leader election). */
+  public boolean isLeader() {
+    return leader;
+  }
+
+  /** Ready when the Kollect resources are listed and every leased informer has synced. */
+  public boolean isReady() {
+    return targetInformer != null && targetInformer.hasSynced() && profileInformer.hasSynced()
+        && sinkInformer.hasSynced() && engine.isReady();
+  }
+
+  /** Where {@code /metrics} and {@code /inventory} are served, once started. */
+  public Optional<InetSocketAddress> metricsAddress() {
+    return http.metricsAddress();
+  }
+
+  /** Where {@code /healthz} and {@code /readyz} are served, once started. */
+  public Optional<InetSocketAddress> probeAddress() {
+    return http.probeAddress();
+  }
+
+  /** The current status of a target as the engine sees it (also when this is not the leader). */
+  public Optional<TargetStatus> status(TargetId id) {
+    return Optional.ofNullable(lastStatus.get(id));
+  }
+
+  private Optional<KollectTarget> findTarget(TargetId id) {
+    SharedIndexInformer<KollectTarget> informer = targetInformer;
+    return informer == null
+        ? Optional.empty()
+        : Optional.ofNullable(informer.getStore().getByKey(id.namespace() + "/" + id.name()));
+  }
+
+  // ---- leadership ------------------------------------------------------------------------------
+
+  private synchronized void onLeadership(boolean isLeader) {
+    leader = isLeader;
+    metrics.leader(isLeader);
+    if (isLeader) {
+      if (checkpoints instanceof ConfigMapCheckpointStore cm) {
+        cm.forgetWritten();
+      }
+      inventoryObjects.forget();
+      engine.setExportEnabled(true);
+      writtenStatus.clear();
+      statusWriter.execute(this::writeAllStatus);
+    } else {
+      engine.setExportEnabled(false);
+    }
+  }
+
+  private void writeAllStatus() {
+    // A new leader reports known problems again: as events, and in the status written below.
+    loggedProblems.clear();
+    for (TargetId id : List.copyOf(lastStatus.keySet())) {
+      writeTargetStatus(id);
+    }
+    // Only report: putting profiles or sinks again would make the engine re-send to the sinks.
+    if (profileInformer != null) {
+      profileInformer.getStore().list().forEach(this::reportProfile);
+    }
+    if (sinkInformer != null) {
+      sinkInformer.getStore().list().stream()
+          .filter(k -> namespaceFilter.test(k.getMetadata().getNamespace()))
+          .forEach(this::reportSink);
+    }
+    reportMissingProfileOfTargets();
+    if (targetInformer != null) {
+      sweepOrphanInventories();
+    }
+  }
+
+  /** Deletes inventory objects whose target was deleted while no leader was watching. */
+  private void sweepOrphanInventories() {
+    try {
+      for (KollectInventory inv : client.resources(KollectInventory.class).inAnyNamespace()
+          .withLabel(InventoryObjectSink.TARGET_LABEL).list().getItems()) {
+        if (inv.getSpec() == null || inv.getSpec().target() == null) {
+          continue;
+        }
+        TargetId id = new TargetId(inv.getMetadata().getNamespace(), inv.getSpec().target());
+        Optional<KollectTarget> owner = findTarget(id);
+        boolean wanted = owner.isPresent() && owner.get().getSpec() != null
+            && Boolean.TRUE.equals(owner.get().getSpec().writeInventory());
+        if (!wanted && targetInformer.hasSynced()) {
+          log.info("deleting inventory {} of target {} (deleted, or writeInventory off)",
+              inv.getMetadata().getName(), id);
+          client.resource(inv).delete();
+        }
+      }
+    } catch (KubernetesClientException e) {
+      log.warn("cannot sweep orphaned inventory objects: {}", e.getMessage());
+    }
+  }
+
+  // ---- profiles --------------------------------------------------------------------------------
+
+  private void onProfile(KollectProfile profile) {
+    String name = profile.getMetadata().getName();
+    String problem = null;
+    try {
+      ProfileSpec spec = CrTranslation.profile(profile);
+      engine.putProfile(name, spec);
+      problem = engine.profileError(name).orElse(null);
+    } catch (ProfileValidationException e) {
+      problem = e.getMessage();
+    } catch (IllegalArgumentException e) {
+      problem = "KollectProfile " + name + " is invalid: " + firstLine(e.getMessage());
+    }
+    if (problem != null && problem.startsWith("profile " + name + " is invalid: ")) {
+      problem = "KollectProfile " + problem.substring("profile ".length());
+    }
+    if (problem == null) {
+      profileProblems.remove(name);
+    } else {
+      profileProblems.put(name, problem);
+    }
+    reportProfile(profile);
+    reportMissingProfileOfTargets();
+  }
+
+  /** Logs (once), records as an event and writes to status the profile's known problem. */
+  private void reportProfile(KollectProfile profile) {
+    String name = profile.getMetadata().getName();
+    String problem = profileProblems.get(name);
+    report(profile, "InvalidProfile", "KollectProfile " + name, problem);
+    if (leader) {
+      writeProfileStatus(profile, problem);
+    }
+  }
+
+  private void onProfileDeleted(KollectProfile profile) {
+    engine.removeProfile(profile.getMetadata().getName());
+    profileProblems.remove(profile.getMetadata().getName());
+    loggedProblems.remove("KollectProfile " + profile.getMetadata().getName());
+    reportMissingProfileOfTargets();
+  }
+
+  private void writeProfileStatus(KollectProfile profile, String problem) {
+    long generation = Optional.ofNullable(profile.getMetadata().getGeneration()).orElse(0L);
+    List<Condition> previous = profile.getStatus() == null || profile.getStatus().conditions() == null
+        ? List.of() : profile.getStatus().conditions();
+    List<Condition> conditions = problem == null
+        ? List.of(
+            keep(previous, "Ready", "True", "Valid", "profile compiles", generation),
+            keep(previous, "Degraded", "False", "Valid", "no problems", generation))
+        : List.of(
+            keep(previous, "Ready", "False", "InvalidProfile", problem, generation),
+            keep(previous, "Degraded", "True", "InvalidProfile", problem, generation));
+    KollectProfileStatus status = new KollectProfileStatus(generation, conditions);
+    if (status.equals(profile.getStatus())) {
+      return;
+    }
+    statusWriter.execute(() -> {
+      try {
+        client.resources(KollectProfile.class).withName(profile.getMetadata().getName())
+            .editStatus(p -> {
+              p.setStatus(status);
+              return p;
+            });
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          log.warn("KollectProfile {}: cannot write status: {}", profile.getMetadata().getName(),
+              e.getMessage());
+        }
+      }
+    });
+  }
+
+  // ---- sinks -----------------------------------------------------------------------------------
+
+  private void onSink(KollectSink sink) {
+    String ns = sink.getMetadata().getNamespace();
+    if (!namespaceFilter.test(ns)) {
+      return;
+    }
+    String name = CrTranslation.sinkName(ns, sink.getMetadata().getName());
+    try {
+      SinkTranslation.Built built = sinkTranslation.build(name, sink);
+      engine.putSink(built.sink(), built.options());
+      sinkProblems.remove(name);
+    } catch (IllegalArgumentException e) {
+      sinkProblems.put(name, "KollectSink " + name + ": " + firstLine(e.getMessage()));
+      engine.removeSink(name);
+    }
+    reportSink(sink);
+  }
+
+  /** Logs (once), records as an event and writes to status the sink's known problem. */
+  private void reportSink(KollectSink sink) {
+    String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
+        sink.getMetadata().getName());
+    report(sink, "InvalidSink", "KollectSink " + name, sinkProblems.get(name));
+    if (leader) {
+      writeSinkStatus(sink);
+    }
+  }
+
+  /** Re-evaluates every sink's status from its configuration and its recent deliveries. */
+  private void checkSinkHealth() {
+    SharedIndexInformer<KollectSink> informer = sinkInformer;
+    if (!leader || informer == null) {
+      return;
+    }
+    for (KollectSink sink : informer.getStore().list()) {
+      if (namespaceFilter.test(sink.getMetadata().getNamespace())) {
+        writeSinkStatus(sink);
+      }
+    }
+  }
+
+  private void onSinkDeleted(KollectSink sink) {
+    String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
+        sink.getMetadata().getName());
+    engine.removeSink(name);
+    sinkProblems.remove(name);
+    loggedProblems.remove("KollectSink " + name);
+  }
+
+  private void writeSinkStatus(KollectSink sink) {
+    String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
+        sink.getMetadata().getName());
+    long generation = Optional.ofNullable(sink.getMetadata().getGeneration()).orElse(0L);
+    List<Condition> previous = sink.getStatus() == null || sink.getStatus().conditions() == null
+        ? List.of() : sink.getStatus().conditions();
+    String problem = sinkProblems.get(name);
+    OperatorMetrics.Delivery delivery = metrics.delivery(name);
+    List<Condition> conditions;
+    if (problem != null) {
+      conditions = List.of(
+          keep(previous, "Ready", "False", "InvalidSink", problem, generation),
+          keep(previous, "Degraded", "True", "InvalidSink", problem, generation));
+    } else if (delivery.failing()) {
+      String message = "deliveries are failing since " + CrTranslation.rfc3339(delivery.failingSince())
+          + " (" + delivery.failedRecords() + " records in failed attempts, retrying); last success "
+          + (delivery.lastSuccess() == null ? "never" : CrTranslation.rfc3339(delivery.lastSuccess()));
+      conditions = List.of(
+          keep(previous, "Ready", "True", "Configured", "sink configured", generation),
+          keep(previous, "Degraded", "True", "DeliveryFailing", message, generation));
+    } else {
+      conditions = List.of(
+          keep(previous, "Ready", "True", "Configured", "sink configured", generation),
+          keep(previous, "Degraded", "False", "Delivering", "no problems", generation));
+    }
+    KollectSinkStatus status = new KollectSinkStatus(generation, conditions);
+    if (sameConditions(status.conditions(), sink.getStatus() == null ? null : sink.getStatus().conditions())
+        && Long.valueOf(generation).equals(sink.getStatus().observedGeneration())) {
+      return;
+    }
+    statusWriter.execute(() -> {
+      try {
+        client.resources(KollectSink.class).inNamespace(sink.getMetadata().getNamespace())
+            .withName(sink.getMetadata().getName())
+            .editStatus(s -> {
+              s.setStatus(status);
+              return s;
+            });
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          log.warn("KollectSink {}: cannot write status: {}", sink.getMetadata().getName(),
+              e.getMessage());
+        }
+      }
+    });
+  }
+
+  /** Equal but for the transition times, which {@link #keep} carries over anyway. */
+  private static boolean sameConditions(List<Condition> a, List<Condition> b) {
+    if (a == null || b == null || a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      Condition x = a.get(i);
+      Condition y = b.get(i);
+      if (!Objects.equals(x.getType(), y.getType()) || !Objects.equals(x.getStatus(), y.getStatus())
+          || !Objects.equals(x.getReason(), y.getReason())
+          || !Objects.equals(x.getMessage(), y.getMessage())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // ---- targets ---------------------------------------------------------------------------------
+
+  private void onTarget(KollectTarget target) {
+    String ns = target.getMetadata().getNamespace();
+    if (!namespaceFilter.test(ns)) {
+      return;
+    }
+    TargetSpec spec;
+    try {
+      spec = CrTranslation.target(target, extraSinks);
+    } catch (IllegalArgumentException e) {
+      report(target, "InvalidTarget", "KollectTarget " + ns + "/" + target.getMetadata().getName(),
+          "KollectTarget " + ns + "/" + target.getMetadata().getName() + ": " + e.getMessage());
+      return;
+    }
+    reportMissingProfile(target);
+    engine.putTarget(spec);
+    if (!spec.writeInventory() && leader) {
+      statusWriter.execute(() -> {
+        try {
+          inventoryObjects.deleteTarget(spec.id());
+        } catch (KubernetesClientException e) {
+          log.warn("KollectTarget {}: cannot delete its inventory objects: {}", spec.id(), e.getMessage());
+        }
+      });
+    }
+  }
+
+  private void onTargetDeleted(KollectTarget target) {
+    TargetId id = new TargetId(target.getMetadata().getNamespace(), target.getMetadata().getName());
+    engine.removeTarget(id);
+    lastStatus.remove(id);
+    writtenStatus.remove(id);
+    loggedProblems.remove("KollectTarget " + id);
+    if (leader) {
+      statusWriter.execute(() -> {
+        try {
+          inventoryObjects.deleteTarget(id);
+        } catch (KubernetesClientException e) {
+          log.warn("KollectTarget {}: cannot delete its inventory objects: {}", id, e.getMessage());
+        }
+      });
+    }
+  }
+
+  private void reportMissingProfileOfTargets() {
+    if (targetInformer != null) {
+      targetInformer.getStore().list().forEach(this::reportMissingProfile);
+    }
+  }
+
+  private void reportMissingProfile(KollectTarget target) {
+    if (target.getSpec() == null || profileInformer == null) {
+      return;
+    }
+    String ref = target.getSpec().profileRef();
+    String id = target.getMetadata().getNamespace() + "/" + target.getMetadata().getName();
+    boolean missing = profileInformer.getStore().getByKey(ref) == null;
+    report(target, "ProfileNotFound", "KollectTarget " + id, missing
+        ? "KollectTarget " + id + ": spec.profileRef: KollectProfile \"" + ref + "\" does not exist"
+        : null);
+  }
+
+  private void writeTargetStatus(TargetId id) {
+    TargetStatus status = lastStatus.get(id);
+    if (!leader || status == null) {
+      return;
+    }
+    KollectTargetStatus next = CrTranslation.status(status);
+    if (next.equals(writtenStatus.get(id))) {
+      return;
+    }
+    try {
+      client.resources(KollectTarget.class).inNamespace(id.namespace()).withName(id.name())
+          .editStatus(t -> {
+            t.setStatus(next);
+            return t;
+          });
+      writtenStatus.put(id, next);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        log.warn("KollectTarget {}: cannot write status: {}", id, e.getMessage());
+      }
+    }
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------------
+
+  /**
+   * Logs a problem of an object once (until it changes or clears), as one line, and records it as
+   * a Warning event on the object when this instance leads.
+   */
+  private void report(io.fabric8.kubernetes.api.model.HasMetadata resource, String reason,
+      String object, String problem) {
+    if (problem == null) {
+      if (loggedProblems.remove(object) != null) {
+        log.info("{}: problem resolved", object);
+      }
+      return;
+    }
+    String line = firstLine(problem);
+    if (!line.equals(loggedProblems.put(object, line))) {
+      log.error(line);
+      if (leader) {
+        statusWriter.execute(() -> events.warn(resource, reason, line));
+      }
+    }
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+
+  /** A condition that keeps its last transition time when its status did not change. */
+  private static Condition keep(List<Condition> previous, String type, String status, String reason,
+      String message, long generation) {
+    Instant since = Instant.now();
+    for (Condition c : previous) {
+      if (type.equals(c.getType()) && status.equals(c.getStatus())
+          && c.getLastTransitionTime() != null) {
+        since = Instant.parse(c.getLastTransitionTime());
+      }
+    }
+    return CrTranslation.condition(type, status, reason, message, since, generation);
+  }
+
+  private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> ResourceEventHandler<T>
+      handler(java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T obj) {
+        guard(obj, () -> upsert.accept(obj));
+      }
+
+      @Override
+      public void onUpdate(T oldObj, T newObj) {
+        Long before = oldObj.getMetadata().getGeneration();
+        Long after = newObj.getMetadata().getGeneration();
+        // Status writes bump resourceVersion, not generation: nothing to reconcile for those.
+        if (before != null && before.equals(after)
+            && Objects.equals(oldObj.getMetadata().getUid(), newObj.getMetadata().getUid())) {
+          return;
+        }
+        guard(newObj, () -> upsert.accept(newObj));
+      }
+
+      @Override
+      public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+        guard(obj, () -> delete.accept(obj));
+      }
+    };
+  }
+
+  private static void guard(io.fabric8.kubernetes.api.model.HasMetadata obj, Runnable action) {
+    try {
+      action.run();
+    } catch (RuntimeException e) {
+      // Never let one object break the watch: say which object and move on.
+      log.error("{} {}: {}", obj.getKind(), obj.getMetadata().getName(), e.toString(), e);
+    }
+  }
+
+  /**
+   * Stops exporting (draining what is pending), releases the lease so a standby takes over at
+   * once, and stops the listeners.
+   */
+  @Override
+  public void close() {
+    for (SharedIndexInformer<?> informer : new ArrayList<>(java.util.Arrays.asList(
+        targetInformer, sinkInformer, profileInformer))) {
+      if (informer != null) {
+        informer.close();
+      }
+    }
+    sinkHealth.shutdownNow();
+    engine.close();
+    if (election != null) {
+      election.close();
+    }
+    statusWriter.shutdown();
+    try {
+      statusWriter.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    http.close();
+  }
+}

@@ -1,0 +1,190 @@
+package io.kollect.operator;
+
+import io.kollect.export.ExportMetrics;
+import io.kollect.informers.InformerMetrics;
+import io.kollect.informers.ResourceEvent;
+import io.kollect.informers.ResourceType;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Binds the exporter's and the informer registry's reports to Micrometer meters, exposed in the
+ * Prometheus text format. Meter names are documented in {@code docs/operations.md}.
+ */
+final class OperatorMetrics implements ExportMetrics, InformerMetrics {
+
+  private final PrometheusMeterRegistry registry;
+  private final AtomicLong informers = new AtomicLong();
+  private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
+  private final Map<String, Delivery> deliveries = new ConcurrentHashMap<>();
+
+  /**
+   * How deliveries to one sink went lately, for its status.
+   *
+   * @param lastSuccess when a batch was last accepted, or {@code null}
+   * @param lastFailure when a batch last failed, or {@code null}
+   * @param failingSince the first failure after the last success, or {@code null}
+   * @param failedRecords records in failed batches since the last success
+   */
+  record Delivery(Instant lastSuccess, Instant lastFailure, Instant failingSince, long failedRecords) {
+    /** Failing now: the last attempt failed. */
+    boolean failing() {
+      return lastFailure != null && (lastSuccess == null || lastFailure.isAfter(lastSuccess));
+    }
+  }
+
+  /** The delivery state of a sink; never {@code null}. */
+  Delivery delivery(String sink) {
+    return deliveries.getOrDefault(sink, new Delivery(null, null, null, 0));
+  }
+
+  /** A registry with JVM and process metrics bound. */
+  OperatorMetrics() {
+    registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    Gauge.builder("kollect_informers", informers, AtomicLong::get)
+        .description("Running shared informers")
+        .register(registry);
+  }
+
+  /** The underlying registry, for hosts that add meters of their own. */
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** The current values in the Prometheus text exposition format. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  private Counter counter(String name, String description, String... tags) {
+    return Counter.builder(name).description(description).tags(tags).register(registry);
+  }
+
+  private AtomicLong gauge(String name, String description, String... tags) {
+    String key = name + "|" + String.join(",", tags);
+    return gauges.computeIfAbsent(key, k -> {
+      AtomicLong value = new AtomicLong();
+      Gauge.builder(name, value, AtomicLong::get).description(description).tags(tags).register(registry);
+      return value;
+    });
+  }
+
+  @Override
+  public void sent(String sink, int records) {
+    counter("kollect_export_records_sent", "Records delivered to a sink", "sink", sink)
+        .increment(records);
+  }
+
+  @Override
+  public void failed(String sink, int records, boolean permanent) {
+    Instant now = Instant.now();
+    deliveries.compute(sink, (k, d) -> d == null
+        ? new Delivery(null, now, now, records)
+        : new Delivery(d.lastSuccess(), now, d.failing() ? d.failingSince() : now,
+            d.failedRecords() + records));
+    counter("kollect_export_records_failed", "Records in batches a sink did not accept",
+        "sink", sink, "permanent", Boolean.toString(permanent)).increment(records);
+  }
+
+  @Override
+  public void retried(String sink, int records) {
+    counter("kollect_export_records_retried", "Records in retried batches", "sink", sink)
+        .increment(records);
+  }
+
+  @Override
+  public void dropped(String sink, int records) {
+    counter("kollect_export_records_dropped", "Records dropped after a permanent rejection",
+        "sink", sink).increment(records);
+  }
+
+  @Override
+  public void queueDepth(String sink, int depth) {
+    gauge("kollect_export_queue_depth", "Coalesced records waiting for a sink", "sink", sink)
+        .set(depth);
+  }
+
+  @Override
+  public void lastSuccess(String sink, Instant when) {
+    deliveries.compute(sink, (k, d) -> new Delivery(when, d == null ? null : d.lastFailure(), null, 0));
+    gauge("kollect_export_last_success_timestamp_seconds",
+        "When a sink last accepted a batch (Unix seconds)", "sink", sink)
+        .set(when.getEpochSecond());
+  }
+
+  @Override
+  public void informers(int delta) {
+    informers.addAndGet(delta);
+  }
+
+  @Override
+  public void cachedObjects(ResourceType type, long count) {
+    gauge("kollect_informer_cached_objects", "Objects held in an informer cache",
+        "resource", type.toString()).set(count);
+  }
+
+  @Override
+  public void event(ResourceType type, ResourceEvent.Kind kind) {
+    counter("kollect_informer_events", "Watch events received", "resource", type.toString(),
+        "kind", kind.name()).increment();
+  }
+
+  @Override
+  public void listWatchError(ResourceType type) {
+    counter("kollect_informer_list_watch_errors", "List/watch failures", "resource",
+        type.toString()).increment();
+  }
+
+  @Override
+  public void watchRestart(ResourceType type) {
+    counter("kollect_informer_watch_restarts", "Watches restarted", "resource", type.toString())
+        .increment();
+  }
+
+  /** Publishes a target's readiness and object counts ({@code kollect_target_*}). */
+  void target(io.kollect.core.TargetStatus status) {
+    String target = status.id().toString();
+    gauge("kollect_target_ready", "1 when the target's Ready condition is True", "target", target)
+        .set(status.ready() ? 1 : 0);
+    status.objectCounts().forEach((resource, count) ->
+        gauge("kollect_target_objects", "Exported objects of a target per resource type",
+            "target", target, "resource", resource).set(count));
+  }
+
+  /** Drops the gauges of a removed target. */
+  void targetRemoved(io.kollect.core.TargetId id) {
+    String target = id.toString();
+    for (var meter : registry.getMeters()) {
+      if (meter.getId().getName().startsWith("kollect_target_")
+          && target.equals(meter.getId().getTag("target"))) {
+        registry.remove(meter);
+      }
+    }
+    gauges.keySet().removeIf(k -> k.startsWith("kollect_target_") && k.contains("target," + target + ","));
+    gauges.keySet().removeIf(k -> k.startsWith("kollect_target_") && k.endsWith("target," + target));
+  }
+
+  /** Records the leadership state of this instance (1 leader, 0 not). */
+  public void leader(boolean isLeader) {
+    gauge("kollect_leader", "1 when this instance is the leader").set(isLeader ? 1 : 0);
+  }
+}

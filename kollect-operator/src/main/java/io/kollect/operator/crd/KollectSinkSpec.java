@@ -1,0 +1,108 @@
+package io.kollect.operator.crd;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import java.util.Map;
+
+/**
+ * {@code KollectSink.spec}. Credentials are only ever read from Secrets in the sink's namespace.
+ *
+ * @param type the destination type; the matching section ({@code file}, {@code http}) configures it
+ * @param file settings of a {@code file} sink
+ * @param http settings of an {@code http} sink
+ * @param batch batching
+ * @param heartbeatInterval how often the full current set is re-sent ({@code 0s} turns it off)
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record KollectSinkSpec(
+    @Required @JsonPropertyDescription("Destination type: stdout, file or http.") Type type,
+    @JsonPropertyDescription("Settings of a file sink (JSON lines, rotated).") File file,
+    @JsonPropertyDescription("Settings of an http sink (batches POSTed as JSON).") Http http,
+    @JsonPropertyDescription("Batching.") Batch batch,
+    @Pattern(DURATION)
+        @JsonPropertyDescription("How often the full current set is re-sent, e.g. 10m; 0s turns it off.")
+        String heartbeatInterval) {
+
+  /** A Go-style duration such as {@code 500ms}, {@code 30s}, {@code 1m30s}. */
+  public static final String DURATION = "^([0-9]+(\\.[0-9]+)?(ns|us|ms|s|m|h))+$";
+
+  /** Destination types. */
+  public enum Type {
+    @JsonProperty("stdout")
+    STDOUT,
+    @JsonProperty("file")
+    FILE,
+    @JsonProperty("http")
+    HTTP
+  }
+
+  /**
+   * A JSON-lines file.
+   *
+   * @param path file path inside the operator's container
+   * @param maxBytes rotate when the file reaches this size
+   * @param maxFiles rotated files kept
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record File(
+      @Required @JsonPropertyDescription("File path inside the operator's container.") String path,
+      @Min(1) @JsonPropertyDescription("Rotate when the file reaches this many bytes.") Long maxBytes,
+      @Min(1) @JsonPropertyDescription("How many rotated files to keep.") Integer maxFiles) {}
+
+  /**
+   * An HTTP endpoint that receives batches.
+   *
+   * @param url endpoint
+   * @param timeout request timeout
+   * @param gzip compress request bodies
+   * @param headers extra request headers (no credentials: use the Secret refs)
+   * @param bearerTokenSecretRef a Secret key holding a bearer token
+   * @param basicAuthSecretRef a Secret holding basic-auth credentials
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Http(
+      @Required @Pattern("^https?://.+") @JsonPropertyDescription("Endpoint URL (http or https).")
+          String url,
+      @Pattern(DURATION) @JsonPropertyDescription("Request timeout, e.g. 10s.") String timeout,
+      @JsonPropertyDescription("Compress request bodies with gzip.") Boolean gzip,
+      @JsonPropertyDescription("Extra request headers; put credentials in a Secret instead.")
+          Map<String, String> headers,
+      @JsonPropertyDescription("A key of a Secret in this namespace holding a bearer token.")
+          SecretKeyRef bearerTokenSecretRef,
+      @JsonPropertyDescription("A Secret in this namespace holding basic-auth credentials.")
+          BasicAuthSecretRef basicAuthSecretRef) {}
+
+  /**
+   * A key of a Secret in the sink's namespace.
+   *
+   * @param name Secret name
+   * @param key key in the Secret's data
+   */
+  public record SecretKeyRef(@Required String name, @Required String key) {}
+
+  /**
+   * Basic-auth credentials in a Secret in the sink's namespace.
+   *
+   * @param name Secret name
+   * @param usernameKey key of the user name (default {@code username})
+   * @param passwordKey key of the password (default {@code password})
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record BasicAuthSecretRef(@Required String name, String usernameKey, String passwordKey) {}
+
+  /**
+   * Batching.
+   *
+   * @param maxSize records per batch at most
+   * @param linger how long to wait for more records before sending a partial batch
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Batch(
+      @Min(1) @JsonPropertyDescription("Records per batch at most.") Integer maxSize,
+      @Pattern(DURATION) @JsonPropertyDescription("How long to wait to fill a batch, e.g. 1s.")
+          String linger) {}
+}

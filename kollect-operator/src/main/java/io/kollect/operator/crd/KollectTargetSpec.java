@@ -1,0 +1,25 @@
+package io.kollect.operator.crd;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Required;
+import java.util.List;
+
+/**
+ * {@code KollectTarget.spec}.
+ *
+ * @param profileRef name of a KollectProfile
+ * @param scope which objects; absent means every object of the profile's types
+ * @param sinkRefs names of KollectSinks in the target's namespace
+ * @param writeInventory also write the records to KollectInventory objects
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record KollectTargetSpec(
+    @Required @JsonPropertyDescription("Name of the (cluster-scoped) KollectProfile to apply.")
+        String profileRef,
+    @JsonPropertyDescription("Which objects; absent means every object of the profile's types.")
+        TargetScopeSpec scope,
+    @JsonPropertyDescription("Names of KollectSinks in this namespace that receive the records.")
+        List<String> sinkRefs,
+    @JsonPropertyDescription("Also keep the current records in KollectInventory objects in this namespace.")
+        Boolean writeInventory) {}

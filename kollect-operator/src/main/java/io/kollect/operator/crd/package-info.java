@@ -1,0 +1,9 @@
+/**
+ * The Kollect custom resources (group {@code kollect.io}, version {@code v1alpha1}): {@link
+ * io.kollect.operator.crd.KollectProfile}, {@link io.kollect.operator.crd.KollectTarget}, {@link
+ * io.kollect.operator.crd.KollectSink} and {@link io.kollect.operator.crd.KollectInventory}.
+ *
+ * <p>The CRD YAML in {@code deploy/crds/} is generated from these classes by fabric8's
+ * crd-generator; never edit it by hand. Spec and status types are Jackson-mapped records.
+ */
+package io.kollect.operator.crd;

@@ -1,0 +1,133 @@
+package io.kollect.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.kollect.core.Condition;
+import io.kollect.core.SkippedScope;
+import io.kollect.core.TargetId;
+import io.kollect.core.TargetSpec;
+import io.kollect.core.TargetStatus;
+import io.kollect.extract.FieldRule;
+import io.kollect.extract.ProfileLoader;
+import io.kollect.extract.ProfileSpec;
+import io.kollect.extract.ResourceRule;
+import io.kollect.operator.crd.KollectProfile;
+import io.kollect.operator.crd.KollectProfileSpec;
+import io.kollect.operator.crd.KollectTarget;
+import io.kollect.operator.crd.KollectTargetStatus;
+import io.kollect.operator.crd.ProfileField;
+import io.kollect.operator.crd.ProfileResource;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class CrTranslationTest {
+
+  private static final String PROFILE = """
+      apiVersion: kollect.io/v1alpha1
+      kind: KollectProfile
+      metadata: {name: deployments}
+      spec:
+        resources:
+          - group: apps
+            version: v1
+            kind: Deployment
+            labels: ["app.kubernetes.io/*"]
+            annotations: ["example.org/owner"]
+            scrubKeys: ["*password*"]
+            fields:
+              - {name: replicas, path: "{.spec.replicas}", default: 1}
+              - {name: images, path: "{.spec.template.spec.containers[*].image}", list: true}
+              - {name: containers, path: "{.spec.template.spec.containers[*].name}", reduce: count}
+              - name: resources
+                path: "{.spec.template.spec.containers[0].resources}"
+                default: {limits: {cpu: "1"}, tags: [a, 2, true, null]}
+          - version: v1
+            kind: Secret
+            includeSecretData: true
+            helmRelease: true
+            fields:
+              - {name: chart, path: "{.release.chart.metadata.name}"}
+      """;
+
+  @Test
+  void aProfileResourceTranslatesToTheSameSpecTheExtractLoaderReads() {
+    KollectProfile profile = Serialization.unmarshal(PROFILE, KollectProfile.class);
+    ProfileSpec translated = CrTranslation.profile(profile);
+    ProfileSpec loaded = ProfileLoader.parse(PROFILE, "test");
+    assertThat(translated).isEqualTo(loaded);
+    FieldRule resources = translated.resources().get(0).fields().get(3);
+    assertThat(resources.defaultValue().get("tags").get(1).asInt()).isEqualTo(2);
+    assertThat(resources.defaultValue().get("tags").get(3).isNull()).isTrue();
+  }
+
+  private static Set<String> jsonProperties(ObjectMapper mapper, Class<?> type) {
+    JavaType t = mapper.constructType(type);
+    return mapper.getDeserializationConfig().introspect(t).findProperties().stream()
+        .map(BeanPropertyDefinition::getName).collect(Collectors.toSet());
+  }
+
+  @Test
+  void theCrdSchemaHasEveryPropertyOfTheExtractModel() {
+    ObjectMapper mapper = new ObjectMapper();
+    assertThat(jsonProperties(mapper, KollectProfileSpec.class)).isEqualTo(jsonProperties(mapper, ProfileSpec.class));
+    assertThat(jsonProperties(mapper, ProfileResource.class)).isEqualTo(jsonProperties(mapper, ResourceRule.class));
+    assertThat(jsonProperties(mapper, ProfileField.class)).isEqualTo(jsonProperties(mapper, FieldRule.class));
+  }
+
+  @Test
+  void aTargetResolvesSinkRefsInItsNamespaceAndAddsHostSinks() {
+    KollectTarget target = Serialization.unmarshal("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectTarget
+        metadata: {name: t, namespace: team, generation: 4}
+        spec:
+          profileRef: deployments
+          scope:
+            namespaces: [team, other]
+            labelSelector: {matchLabels: {tier: web}}
+            names: [a, b]
+          sinkRefs: [audit, siem]
+        """, KollectTarget.class);
+    TargetSpec spec = CrTranslation.target(target, List.of("stdout"));
+    assertThat(spec.id()).isEqualTo(new TargetId("team", "t"));
+    assertThat(spec.generation()).isEqualTo(4);
+    assertThat(spec.profileRef()).isEqualTo("deployments");
+    assertThat(spec.sinkRefs()).containsExactly("team/audit", "team/siem", "stdout");
+    assertThat(spec.writeInventory()).isFalse();
+    assertThat(spec.scope().namespaces()).containsExactly("team", "other");
+    assertThat(spec.scope().names()).containsExactly("a", "b");
+    assertThat(spec.scope().labelSelector().getMatchLabels()).containsEntry("tier", "web");
+    assertThat(spec.scope().namespaceSelector()).isNull();
+  }
+
+  @Test
+  void statusCarriesConditionsCountsSkippedAndExportTime() {
+    Instant since = Instant.parse("2024-05-01T10:00:00.123Z");
+    TargetStatus status = new TargetStatus(new TargetId("team", "t"), 3,
+        List.of(new Condition("Ready", "True", "Exporting", "ok", since),
+            new Condition("Degraded", "True", "Forbidden", null, since)),
+        Map.of("apps/v1/Deployment", 2, "v1/Service", 0),
+        List.of(new SkippedScope("v1/Secret", "kube-system", "forbidden", "cannot list")),
+        Instant.parse("2024-05-01T10:01:00Z"));
+    KollectTargetStatus s = CrTranslation.status(status);
+    assertThat(s.observedGeneration()).isEqualTo(3);
+    assertThat(s.conditions()).hasSize(2);
+    assertThat(s.conditions().get(0).getLastTransitionTime()).isEqualTo("2024-05-01T10:00:00Z");
+    assertThat(s.conditions().get(0).getObservedGeneration()).isEqualTo(3);
+    assertThat(s.conditions().get(1).getMessage()).as("never empty").isEqualTo("Forbidden");
+    assertThat(s.objectCounts()).containsExactly(Map.entry("apps/v1/Deployment", 2), Map.entry("v1/Service", 0));
+    assertThat(s.skipped()).singleElement().satisfies(k -> {
+      assertThat(k.reason()).isEqualTo("forbidden");
+      assertThat(k.namespace()).isEqualTo("kube-system");
+    });
+    assertThat(s.lastExportTime()).isEqualTo("2024-05-01T10:01:00Z");
+  }
+}

@@ -1,0 +1,181 @@
+package io.kollect.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shipped kustomize layout under {@code deploy/} is accepted by a real API server (server-side
+ * dry run), so the manifests cannot rot unnoticed.
+ */
+class DeployManifestsIT {
+
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static TestCluster cluster;
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = TestCluster.start();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  static Path deployDir() {
+    return Path.of(System.getProperty("kollect.deploy.dir", "../deploy")).toAbsolutePath().normalize();
+  }
+
+  /** The files a kustomization includes, depth first. */
+  static List<Path> kustomizedFiles(Path dir) throws IOException {
+    JsonNode kustomization = YAML.readTree(dir.resolve("kustomization.yaml").toFile());
+    List<Path> files = new ArrayList<>();
+    for (JsonNode entry : kustomization.path("resources")) {
+      Path p = dir.resolve(entry.asText()).normalize();
+      assertThat(p).as("resource %s of %s", entry.asText(), dir).exists();
+      if (Files.isDirectory(p)) {
+        files.addAll(kustomizedFiles(p));
+      } else {
+        files.add(p);
+      }
+    }
+    return files;
+  }
+
+  @Test
+  void everyManifestUnderDeployIsPartOfTheKustomization() throws IOException {
+    Set<Path> listed = Set.copyOf(kustomizedFiles(deployDir()));
+    try (Stream<Path> all = Files.walk(deployDir())) {
+      List<Path> manifests = all.filter(f -> f.getFileName().toString().matches(".*\\.ya?ml"))
+          .filter(f -> !f.getFileName().toString().equals("kustomization.yaml")).toList();
+      assertThat(manifests).isNotEmpty();
+      assertThat(listed).containsAll(manifests);
+    }
+    // deploy/crds is a kustomization of its own (CRDs only) and lists exactly the generated CRDs.
+    assertThat(kustomizedFiles(deployDir().resolve("crds"))).extracting(p -> p.getFileName().toString())
+        .containsExactlyInAnyOrderElementsOf(TestCluster.CRDS.stream().map(c -> c + "-v1.yml").toList());
+  }
+
+  /** kubectl's own kustomize renders the layout, when the provisioned kubectl is there. */
+  @Test
+  void kubectlKustomizeBuildsTheLayoutAndItIsAccepted() throws Exception {
+    Path kubectl;
+    try (Stream<Path> dirs = Files.list(Path.of(System.getProperty("user.home"), ".kubeapitest", "k8s"))) {
+      kubectl = dirs.map(d -> d.resolve("kubectl")).filter(Files::isExecutable).findFirst().orElse(null);
+    }
+    org.junit.jupiter.api.Assumptions.assumeTrue(kubectl != null,
+        "no kubectl next to the API server binaries (scripts/provision-kube-binaries.sh installs it)");
+    Process p = new ProcessBuilder(kubectl.toString(), "kustomize", deployDir().toString())
+        .redirectErrorStream(true).start();
+    String rendered = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(rendered).isZero();
+    List<HasMetadata> objects = cluster.client().load(new java.io.ByteArrayInputStream(
+        rendered.getBytes(java.nio.charset.StandardCharsets.UTF_8))).items();
+    assertThat(objects).hasSize(kustomizedFiles(deployDir()).size());
+    Deployment d = objects.stream().filter(Deployment.class::isInstance).map(Deployment.class::cast)
+        .findFirst().orElseThrow();
+    assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+        .isEqualTo("kollect:0.1.0-SNAPSHOT");
+    for (HasMetadata o : objects) {
+      if (o instanceof Namespace ns) {
+        cluster.client().resource(ns).serverSideApply();
+      }
+    }
+    for (HasMetadata o : objects) {
+      cluster.client().resource(o).dryRun().fieldManager("kollect-deploy-it").forceConflicts()
+          .serverSideApply();
+    }
+  }
+
+  @Test
+  void everyShippedManifestIsAcceptedByTheApiServer() throws IOException {
+    KubernetesClient client = cluster.client();
+    List<HasMetadata> objects = new ArrayList<>();
+    for (Path file : kustomizedFiles(deployDir())) {
+      try (InputStream in = Files.newInputStream(file)) {
+        objects.addAll(client.load(in).items());
+      }
+    }
+    assertThat(objects).extracting(HasMetadata::getKind).contains("CustomResourceDefinition",
+        "Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+        "Deployment", "Service");
+    // Namespaced objects need their namespace to exist even for a dry run.
+    for (HasMetadata o : objects) {
+      if (o instanceof Namespace ns) {
+        client.resource(ns).serverSideApply();
+      }
+    }
+    for (HasMetadata o : objects) {
+      HasMetadata accepted = client.resource(o).dryRun().fieldManager("kollect-deploy-it")
+          .forceConflicts().serverSideApply();
+      assertThat(accepted.getMetadata().getName()).isEqualTo(o.getMetadata().getName());
+    }
+  }
+
+  @Test
+  void theDeploymentRunsHardenedWithProbesAndResources() throws IOException {
+    Deployment d = null;
+    ClusterRole role = null;
+    List<CustomResourceDefinition> crds = new ArrayList<>();
+    for (Path file : kustomizedFiles(deployDir())) {
+      try (InputStream in = Files.newInputStream(file)) {
+        for (HasMetadata o : cluster.client().load(in).items()) {
+          if (o instanceof Deployment dep) {
+            d = dep;
+          } else if (o instanceof ClusterRole cr) {
+            role = cr;
+          } else if (o instanceof CustomResourceDefinition crd) {
+            crds.add(crd);
+          }
+        }
+      }
+    }
+    assertThat(crds).extracting(c -> c.getMetadata().getName())
+        .containsExactlyInAnyOrderElementsOf(TestCluster.CRDS);
+    assertThat(d).isNotNull();
+    var pod = d.getSpec().getTemplate().getSpec();
+    assertThat(pod.getServiceAccountName()).isEqualTo("kollect");
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+    assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+    var c = pod.getContainers().get(0);
+    assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+    assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+    assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+    assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+    assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
+    assertThat(c.getResources().getLimits()).containsKey("memory");
+    assertThat(c.getArgs()).contains("run", "--leader-elect");
+    // Least privilege: nothing may write the watched kinds, and no wildcard anywhere.
+    assertThat(role).isNotNull();
+    assertThat(role.getRules()).allSatisfy(r -> {
+      assertThat(r.getVerbs()).doesNotContain("*");
+      assertThat(r.getResources()).doesNotContain("*");
+      assertThat(r.getApiGroups()).doesNotContain("*");
+    });
+    assertThat(role.getRules()).filteredOn(r -> r.getApiGroups().contains("apps"))
+        .allSatisfy(r -> assertThat(r.getVerbs()).containsExactly("get", "list", "watch"));
+  }
+}

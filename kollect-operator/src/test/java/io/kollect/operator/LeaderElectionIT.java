@@ -1,0 +1,202 @@
+package io.kollect.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two operator instances on one API server: one leads and exports, the other stands by with warm
+ * caches; when the leader stops, the standby takes over within the lease duration and continues
+ * from the shared in-cluster checkpoint instead of re-sending everything.
+ */
+class LeaderElectionIT {
+
+  private static final Duration LEASE = Duration.ofSeconds(4);
+  private static TestCluster cluster;
+  private static Path dir;
+
+  private static Path sharedFile() {
+    return dir.resolve("records.jsonl");
+  }
+
+  private static List<String> sharedFileLines() throws java.io.IOException {
+    return Files.exists(sharedFile()) ? Files.readAllLines(sharedFile()) : List.of();
+  }
+
+  @BeforeAll
+  static void startCluster() throws java.io.IOException {
+    dir = Files.createTempDirectory("kollect-leader-it");
+    cluster = TestCluster.start();
+    cluster.namespace("apps");
+    cluster.namespace("kollect-system");
+    cluster.apply("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectProfile
+        metadata: {name: deployments}
+        spec:
+          resources:
+            - group: apps
+              version: v1
+              kind: Deployment
+              fields:
+                - {name: replicas, path: "{.spec.replicas}"}
+        ---
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectSink
+        metadata: {name: shared-file, namespace: apps}
+        spec:
+          type: file
+          file: {path: "%s"}
+          batch: {linger: 100ms}
+        ---
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectTarget
+        metadata: {name: all, namespace: apps}
+        spec:
+          profileRef: deployments
+          sinkRefs: [shared-file]
+          writeInventory: true
+        """.formatted(sharedFile()));
+    for (String name : List.of("one", "two", "three")) {
+      cluster.apply(OperatorIT.deployment(name, 1).replace("namespace: shop", "namespace: apps"));
+    }
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private record Instance(String identity, KubernetesClient client, KollectOperator operator,
+      LineCapture records) implements AutoCloseable {
+    @Override
+    public void close() {
+      operator.close();
+      client.close();
+    }
+  }
+
+  private static Instance start(String identity) throws Exception {
+    LineCapture records = new LineCapture();
+    PrintStream out = records.printStream();
+    KubernetesClient client = cluster.newClient();
+    OperatorConfig config = new OperatorConfig("it", 2, Duration.ofHours(1), BindAddress.off(),
+        BindAddress.off(), new LeaderElectionSettings(true, "kollect-system", "kollect-leader",
+            identity, LEASE, Duration.ofSeconds(3), Duration.ofMillis(500)),
+        Set.of(), Set.of(), InventoryAuth.disabled(), Optional.empty(), "kollect-system",
+        Optional.of(out));
+    KollectOperator operator = new KollectOperator(client, config);
+    operator.start();
+    return new Instance(identity, client, operator, records);
+  }
+
+  private static String holder() {
+    Lease lease = cluster.client().leases().inNamespace("kollect-system").withName("kollect-leader").get();
+    return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+  }
+
+  @Test
+  void checkpointsSurviveInConfigMapsSplitIntoPartsAndTornOnesReadAsEmpty() {
+    KubernetesClient client = cluster.client();
+    ConfigMapCheckpointStore store = new ConfigMapCheckpointStore(client, "kollect-system", 4096);
+    java.util.Map<String, io.kollect.export.ExportedEntry> entries = new java.util.TreeMap<>();
+    for (int i = 0; i < 300; i++) {
+      String name = "obj-" + i;
+      entries.put("apps/Deployment/ns/" + name, new io.kollect.export.ExportedEntry(
+          new io.kollect.extract.GroupVersionKind("apps", "v1", "Deployment"), "ns", name,
+          java.util.UUID.randomUUID().toString(), "p", java.util.UUID.randomUUID().toString()));
+    }
+    store.save("ns/t", "sink-a", entries);
+    String id = ConfigMapCheckpointStore.id("ns/t", "sink-a");
+    List<io.fabric8.kubernetes.api.model.ConfigMap> parts = client.configMaps()
+        .inNamespace("kollect-system").withLabel(ConfigMapCheckpointStore.LABEL, id).list().getItems();
+    assertThat(parts.size()).as("split into parts").isGreaterThan(2);
+    // Another instance (a new leader) reads the same state back.
+    ConfigMapCheckpointStore other = new ConfigMapCheckpointStore(cluster.newClient(), "kollect-system");
+    assertThat(other.load("ns/t", "sink-a")).isEqualTo(entries);
+    assertThat(other.load("ns/t", "sink-b")).isEmpty();
+
+    // Fewer entries: fewer parts, the stale ones are removed.
+    java.util.Map<String, io.kollect.export.ExportedEntry> few = new java.util.TreeMap<>();
+    entries.entrySet().stream().limit(3).forEach(e -> few.put(e.getKey(), e.getValue()));
+    store.save("ns/t", "sink-a", few);
+    assertThat(client.configMaps().inNamespace("kollect-system")
+        .withLabel(ConfigMapCheckpointStore.LABEL, id).list().getItems()).hasSize(1);
+    assertThat(other.load("ns/t", "sink-a")).isEqualTo(few);
+
+    // A torn checkpoint (a part missing) is not trusted: it reads as empty, a full re-send follows.
+    store.save("ns/t", "sink-a", entries);
+    client.configMaps().inNamespace("kollect-system").withName(id + "-1").delete();
+    await().atMost(Duration.ofSeconds(10)).until(() -> other.load("ns/t", "sink-a").isEmpty());
+
+    store.delete("ns/t", "sink-a");
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.configMaps().inNamespace("kollect-system")
+        .withLabel(ConfigMapCheckpointStore.LABEL, id).list().getItems().isEmpty());
+  }
+
+  @Test
+  void onlyTheLeaderExportsAndTheStandbyTakesOverWithoutResending() throws Exception {
+    Instance a = start("instance-a");
+    Instance b = null;
+    try {
+      await().atMost(Duration.ofSeconds(20)).until(() -> a.operator().isLeader());
+      await().atMost(Duration.ofSeconds(60)).until(() -> a.records().lines().size() >= 3
+          && sharedFileLines().size() >= 3);
+      b = start("instance-b");
+      Instance standby = b;
+      await().atMost(Duration.ofSeconds(60)).until(() -> standby.operator().isReady());
+      // The standby's caches are warm and it serves the inventory view, but it exports nothing.
+      await().atMost(Duration.ofSeconds(20)).until(() ->
+          standby.operator().engine().inventory().query(io.kollect.export.InventoryQuery.all()).size() == 3);
+      Thread.sleep(2000);
+      assertThat(standby.operator().isLeader()).isFalse();
+      assertThat(standby.records().lines()).isEmpty();
+      assertThat(a.records().lines()).hasSize(3);
+      assertThat(holder()).isEqualTo("instance-a");
+
+      long stoppedAt = System.nanoTime();
+      a.close();
+      await().atMost(LEASE.plusSeconds(2)).until(() -> standby.operator().isLeader());
+      assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).isLessThan(LEASE.plusSeconds(2));
+      assertThat(holder()).isEqualTo("instance-b");
+
+      // It converges from the checkpoint the old leader left: nothing unchanged is re-sent ...
+      await().atMost(Duration.ofSeconds(30)).until(() -> standby.operator().engine()
+          .awaitIdle(Duration.ofSeconds(5)));
+      Thread.sleep(2000);
+      assertThat(standby.records().lines()).isEmpty();
+      assertThat(sharedFileLines()).as("the KollectSink received nothing again").hasSize(3);
+      // ... and a change made now is exported exactly once, by the new leader.
+      cluster.client().apps().deployments().inNamespace("apps").withName("two").edit(d -> {
+        d.getSpec().setReplicas(7);
+        return d;
+      });
+      await().atMost(Duration.ofSeconds(30)).until(() -> standby.records().lines().size() >= 1);
+      Thread.sleep(1500);
+      assertThat(standby.records().lines()).hasSize(1);
+      assertThat(standby.records().lines().get(0)).contains("\"name\":\"two\"").contains("\"replicas\":7");
+      assertThat(a.records().lines()).hasSize(3);
+      assertThat(sharedFileLines()).hasSize(4);
+      assertThat(sharedFileLines().get(3)).contains("\"name\":\"two\"");
+    } finally {
+      if (b != null) {
+        b.close();
+      }
+      a.close();
+    }
+  }
+}

@@ -1,0 +1,153 @@
+package io.kollect.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.kollect.operator.crd.KollectInventory;
+import io.kollect.operator.crd.KollectTarget;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator runs as the shipped ServiceAccount with exactly the shipped RBAC (the API server
+ * authenticates it by token and authorises with RBAC), so a permission missing from {@code
+ * deploy/rbac} fails here: every sample target must become Ready with nothing skipped, status and
+ * inventory written, the Lease and the checkpoint ConfigMaps in place.
+ */
+class ShippedRbacIT {
+
+  private static final String TOKEN = "kollect-sa-token";
+  private static TestCluster cluster;
+  private static Path dir;
+
+  @BeforeAll
+  static void startCluster() throws IOException {
+    dir = Files.createTempDirectory("kollect-rbac-it");
+    Path tokens = dir.resolve("tokens.csv");
+    Files.writeString(tokens, TOKEN + ",system:serviceaccount:kollect-system:kollect,kollect-uid,"
+        + "\"system:serviceaccounts,system:serviceaccounts:kollect-system\"\n");
+    cluster = TestCluster.start(Map.of("--token-auth-file", tokens.toString()));
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static void applyFile(KubernetesClient admin, Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      for (HasMetadata o : admin.load(in).items()) {
+        String ns = o.getMetadata().getNamespace();
+        if (ns != null) {
+          cluster.namespace(ns);
+        }
+        HasMetadata applied = admin.resource(o).createOr(NonDeletingOperation::update);
+        if (applied instanceof CustomResourceDefinition crd) {
+          admin.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
+              .waitUntilCondition(TestCluster::established, 30, TimeUnit.SECONDS);
+        }
+      }
+    }
+  }
+
+  private static List<Path> yaml(Path d) throws IOException {
+    if (!Files.isDirectory(d)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(d)) {
+      return files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
+    }
+  }
+
+  @Test
+  void theShippedServiceAccountRunsEverySampleWithNothingForbidden() throws Exception {
+    KubernetesClient admin = cluster.client();
+    for (Path file : DeployManifestsIT.kustomizedFiles(DeployManifestsIT.deployDir())) {
+      if (!file.toString().contains("/crds/")) {
+        applyFile(admin, file);
+      }
+    }
+    List<Path> samples;
+    try (Stream<Path> s = Files.list(Path.of("target/classes/kollect/samples"))) {
+      samples = s.filter(Files::isDirectory).sorted().toList();
+    }
+    for (Path sample : samples) {
+      for (Path crd : yaml(sample.resolve("crds"))) {
+        applyFile(admin, crd);
+      }
+      applyFile(admin, sample.resolve("profile.yaml"));
+      applyFile(admin, sample.resolve("target.yaml"));
+      for (Path input : yaml(sample.resolve("input"))) {
+        applyFile(admin, input);
+      }
+    }
+
+    Config sa = new ConfigBuilder(Config.fromKubeconfig(cluster.kubeconfigYaml()))
+        .withClientCertData(null).withClientKeyData(null).withClientCertFile(null)
+        .withClientKeyFile(null).withOauthToken(TOKEN).build();
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(sa).build()) {
+      // The credentials really are the service account's: it may not do what RBAC does not grant.
+      try {
+        client.apps().deployments().inNamespace("kollect-demo").withName("checkout-api")
+            .edit(d -> d);
+        throw new AssertionError("the service account could write a Deployment");
+      } catch (KubernetesClientException e) {
+        assertThat(e.getCode()).isEqualTo(403);
+      }
+      OperatorConfig config = new OperatorConfig("rbac", 2, Duration.ofHours(1),
+          BindAddress.off(), BindAddress.off(), new LeaderElectionSettings(true, "kollect-system",
+              "kollect-leader", "rbac-it", Duration.ofSeconds(6), Duration.ofSeconds(4),
+              Duration.ofSeconds(1)),
+          Set.of(), Set.of(), InventoryAuth.disabled(), Optional.empty(), "kollect-system",
+          Optional.empty());
+      try (KollectOperator operator = new KollectOperator(client, config)) {
+        operator.start();
+        await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+          List<KollectTarget> targets = admin.resources(KollectTarget.class).inAnyNamespace().list().getItems();
+          assertThat(targets).hasSize(samples.size());
+          for (KollectTarget t : targets) {
+            assertThat(t.getStatus()).as(t.getMetadata().getName() + ": engine has "
+                + operator.engine().status(new io.kollect.core.TargetId(t.getMetadata().getNamespace(),
+                    t.getMetadata().getName()))).isNotNull();
+            assertThat(RunCommandIT.condition(t.getStatus().conditions(), "Ready").getStatus())
+                .as(t.getMetadata().getName() + " " + t.getStatus()).isEqualTo("True");
+            assertThat(t.getStatus().skipped()).as(t.getMetadata().getName()).isNullOrEmpty();
+            assertThat(t.getStatus().objectCounts().values().stream().mapToInt(Integer::intValue).sum())
+                .as(t.getMetadata().getName()).isPositive();
+          }
+        });
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+          assertThat(admin.resources(KollectInventory.class).inNamespace("kollect-demo").list().getItems())
+              .hasSize(samples.size());
+          assertThat(admin.configMaps().inNamespace("kollect-system")
+              .withLabel(ConfigMapCheckpointStore.LABEL).list().getItems()).isNotEmpty();
+          assertThat(admin.leases().inNamespace("kollect-system").withName("kollect-leader").get()
+              .getSpec().getHolderIdentity()).isEqualTo("rbac-it");
+        });
+      }
+    }
+  }
+}
