@@ -5,10 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kollect.testing.TestApiServer;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.kollect.operator.crd.KollectInventory;
@@ -20,7 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -39,15 +36,12 @@ class ShippedRbacIT {
 
   private static final String TOKEN = "kollect-sa-token";
   private static TestCluster cluster;
-  private static Path dir;
 
   @BeforeAll
-  static void startCluster() throws IOException {
-    dir = Files.createTempDirectory("kollect-rbac-it");
-    Path tokens = dir.resolve("tokens.csv");
-    Files.writeString(tokens, TOKEN + ",system:serviceaccount:kollect-system:kollect,kollect-uid,"
-        + "\"system:serviceaccounts,system:serviceaccounts:kollect-system\"\n");
-    cluster = TestCluster.start(Map.of("--token-auth-file", tokens.toString()));
+  static void startCluster() {
+    cluster = TestCluster.start(TestApiServer.builder().tokenUser(TOKEN,
+        "system:serviceaccount:kollect-system:kollect", "system:serviceaccounts",
+        "system:serviceaccounts:kollect-system"));
   }
 
   @AfterAll
@@ -105,10 +99,7 @@ class ShippedRbacIT {
       }
     }
 
-    Config sa = new ConfigBuilder(Config.fromKubeconfig(cluster.kubeconfigYaml()))
-        .withClientCertData(null).withClientKeyData(null).withClientCertFile(null)
-        .withClientKeyFile(null).withOauthToken(TOKEN).build();
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(sa).build()) {
+    try (KubernetesClient client = cluster.clientForToken(TOKEN)) {
       // The credentials really are the service account's: it may not do what RBAC does not grant.
       try {
         client.apps().deployments().inNamespace("kollect-demo").withName("checkout-api")

@@ -1,13 +1,9 @@
 package io.kollect.operator;
 
-import io.fabric8.kubeapitest.KubeAPIServer;
-import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kollect.testing.TestApiServer;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,60 +19,46 @@ public final class TestCluster implements AutoCloseable {
   public static final List<String> CRDS = List.of("kollectprofiles.kollect.io",
       "kollecttargets.kollect.io", "kollectsinks.kollect.io", "kollectinventories.kollect.io");
 
-  private final KubeAPIServer server;
-  private final String kubeconfig;
-  private final KubernetesClient client;
+  private final TestApiServer server;
 
-  private TestCluster(KubeAPIServer server) {
+  private TestCluster(TestApiServer server) {
     this.server = server;
-    this.kubeconfig = server.getKubeConfigYaml();
-    this.client = newClient();
   }
 
   /** Starts an API server (offline: the provisioned binaries) and installs the CRDs. */
   public static TestCluster start() {
-    return start(java.util.Map.of());
+    return start(TestApiServer.builder());
   }
 
-  /** Like {@link #start()}, with extra kube-apiserver flags (e.g. {@code --token-auth-file}). */
-  public static TestCluster start(java.util.Map<String, String> apiServerFlags) {
-    KubeAPIServerConfigBuilder builder = KubeAPIServerConfigBuilder.anAPIServerConfig()
-        .withOfflineMode(binariesProvisioned());
-    apiServerFlags.forEach(builder::withApiServerFlag);
-    KubeAPIServer server = new KubeAPIServer(builder.build());
-    server.start();
-    TestCluster cluster = new TestCluster(server);
+  /** Like {@link #start()}, with extra configuration (e.g. token users for RBAC tests). */
+  public static TestCluster start(TestApiServer.Builder config) {
+    TestCluster cluster = new TestCluster(config.start());
     cluster.installCrds();
     return cluster;
   }
 
-  /** Offline when scripts/provision-kube-binaries.sh has put binaries in place, else download. */
-  static boolean binariesProvisioned() {
-    Path k8s = Path.of(System.getProperty("user.home"), ".kubeapitest", "k8s");
-    try (var dirs = Files.list(k8s)) {
-      return dirs.anyMatch(d -> Files.isExecutable(d.resolve("kube-apiserver")));
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
   public KubernetesClient client() {
-    return client;
+    return server.admin();
   }
 
   /** A separate client (its own connections and informers), as a second process would have. */
   public KubernetesClient newClient() {
-    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig)).build();
+    return server.newAdminClient();
+  }
+
+  /** A client authenticated only by the bearer token of a token user. */
+  public KubernetesClient clientForToken(String token) {
+    return server.clientForToken(token);
   }
 
   public String kubeconfigYaml() {
-    return kubeconfig;
+    return server.adminKubeconfigYaml();
   }
 
   public Path writeKubeconfig(Path dir) {
     try {
       Path file = dir.resolve("kubeconfig");
-      Files.writeString(file, kubeconfig);
+      Files.writeString(file, kubeconfigYaml());
       return file;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -86,15 +68,15 @@ public final class TestCluster implements AutoCloseable {
   private void installCrds() {
     for (String name : CRDS) {
       try (InputStream in = TestCluster.class.getResourceAsStream("/META-INF/fabric8/" + name + "-v1.yml")) {
-        for (HasMetadata crd : client.load(in).items()) {
-          client.resource(crd).create();
+        for (HasMetadata crd : client().load(in).items()) {
+          client().resource(crd).create();
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
     for (String name : CRDS) {
-      client.apiextensions().v1().customResourceDefinitions().withName(name)
+      client().apiextensions().v1().customResourceDefinitions().withName(name)
           .waitUntilCondition(TestCluster::established, 30, TimeUnit.SECONDS);
     }
   }
@@ -106,21 +88,19 @@ public final class TestCluster implements AutoCloseable {
   }
 
   public void namespace(String name) {
-    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
-        .endMetadata().build()).createOr(NonDeletingOperation::update);
+    server.namespace(name);
   }
 
   /** Creates the objects of a YAML text (multi-document allowed). */
   public List<HasMetadata> apply(String yaml) {
-    List<HasMetadata> items = client.load(new java.io.ByteArrayInputStream(
+    List<HasMetadata> items = client().load(new java.io.ByteArrayInputStream(
         yaml.getBytes(java.nio.charset.StandardCharsets.UTF_8))).items();
-    return items.stream().map(o -> client.resource(o).createOr(NonDeletingOperation::update))
+    return items.stream().map(o -> client().resource(o).createOr(NonDeletingOperation::update))
         .map(o -> (HasMetadata) o).toList();
   }
 
   @Override
   public void close() {
-    client.close();
-    server.stop();
+    server.close();
   }
 }
