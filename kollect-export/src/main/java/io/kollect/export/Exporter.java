@@ -399,6 +399,7 @@ public final class Exporter implements AutoCloseable {
     }
     Map<String, ExportedEntry> enqueued = st.enqueued;
     List<Pending> out = new ArrayList<>();
+    long now = System.nanoTime();
     for (Map.Entry<String, Record> e : ts.current.entrySet()) {
       String key = e.getKey();
       Record r = e.getValue();
@@ -407,6 +408,7 @@ public final class Exporter implements AutoCloseable {
         ExportedEntry entry = ExportedEntry.of(r);
         enqueued.put(key, entry);
         out.add(new Pending(st, key, r, entry));
+        st.lastSentNanos.put(key, now);
       }
     }
     // Every current key is in `enqueued` now, so it holds vanished keys exactly when it is larger;
@@ -417,6 +419,7 @@ public final class Exporter implements AutoCloseable {
         Map.Entry<String, ExportedEntry> e = it.next();
         if (!ts.current.containsKey(e.getKey())) {
           it.remove();
+          st.lastSentNanos.remove(e.getKey());
           out.add(new Pending(st, e.getKey(), tombstone(ts.target, e.getValue()), e.getValue()));
         }
       }
@@ -478,11 +481,15 @@ public final class Exporter implements AutoCloseable {
 
   /**
    * Re-sends one slice of every target's current set to one sink. Slices come from a hash of
-   * (target, key), so each key is re-sent once per interval and the load is spread evenly. Runs
+   * (target, key), so the load is spread evenly over the interval. A key sent less than half an
+   * interval ago (its slice came up just after a converge sent it) waits for its next turn, so
+   * every key is re-sent between half and one and a half intervals after it was last sent. Runs
    * under the target's monitor and reads the current record, so it can only re-send the newest
    * state: it never overtakes a converge.
    */
   private void heartbeatTick(DeliveryChannel channel, int slice) {
+    long now = System.nanoTime();
+    long minAge = channel.options().heartbeatInterval().toNanos() / 2;
     try {
       for (TargetState ts : targets.values()) {
         synchronized (ts) {
@@ -499,9 +506,12 @@ public final class Exporter implements AutoCloseable {
               continue;
             }
             ExportedEntry entry = st.enqueued.get(e.getKey());
-            if (entry != null) {
-              out.add(new Pending(st, e.getKey(), e.getValue(), entry));
+            Long lastSent = st.lastSentNanos.get(e.getKey());
+            if (entry == null || (lastSent != null && now - lastSent < minAge)) {
+              continue;
             }
+            out.add(new Pending(st, e.getKey(), e.getValue(), entry));
+            st.lastSentNanos.put(e.getKey(), now);
           }
           channel.enqueue(out);
         }

@@ -20,6 +20,13 @@ final class SinkState {
   /** Guarded by the owning {@link TargetState}'s monitor. */
   Map<String, ExportedEntry> enqueued;
 
+  /**
+   * When each current key was last handed to the sink's buffer ({@link System#nanoTime()}), so a
+   * heartbeat does not re-send a record the sink has only just received. Guarded like {@link
+   * #enqueued}.
+   */
+  final Map<String, Long> lastSentNanos = new HashMap<>();
+
   final ConcurrentHashMap<String, ExportedEntry> acknowledged;
   final AtomicBoolean dirty = new AtomicBoolean();
 

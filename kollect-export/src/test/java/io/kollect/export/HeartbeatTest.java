@@ -38,6 +38,42 @@ class HeartbeatTest {
   }
 
   @Test
+  void aRecordIsNotReSentByTheHeartbeatSoonAfterItWasSent() {
+    // 64 slices of a 2 s interval: without the age check, the keys of the first slices would be
+    // re-sent about 31 ms after the converge that sent them.
+    Duration interval = Duration.ofSeconds(2);
+    Map<String, java.util.List<Long>> receivedAt = new java.util.concurrent.ConcurrentHashMap<>();
+    Sink timing = new Sink() {
+      @Override
+      public String name() {
+        return "s";
+      }
+
+      @Override
+      public void write(java.util.List<Record> batch) {
+        long now = System.nanoTime();
+        for (Record r : batch) {
+          receivedAt.computeIfAbsent(r.key(), k -> new CopyOnWriteArrayList<>()).add(now);
+        }
+      }
+    };
+    try (Exporter ex = Exporter.builder().build()) {
+      ex.addSink(timing, ExporterTest.FAST.withHeartbeatInterval(interval));
+      ex.converge("t", Set.of("s"), records("t", 200, 1));
+      // every key comes round again within one and a half intervals (plus delivery)
+      await().atMost(WAIT).until(() -> receivedAt.size() == 200
+          && receivedAt.values().stream().allMatch(times -> times.size() >= 2));
+    }
+    long quarter = interval.toNanos() / 4;
+    receivedAt.forEach((key, times) -> {
+      for (int i = 1; i < times.size(); i++) {
+        assertThat(times.get(i) - times.get(i - 1))
+            .as("gap between two sends of %s", key).isGreaterThanOrEqualTo(quarter);
+      }
+    });
+  }
+
+  @Test
   void heartbeatSlicesSpreadKeysEvenlySoNoTickSendsABurst() {
     int[] perSlice = new int[Exporter.HEARTBEAT_SLICES];
     for (int i = 0; i < 6400; i++) {
