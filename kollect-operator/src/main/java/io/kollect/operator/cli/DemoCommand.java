@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
@@ -91,17 +90,7 @@ final class DemoCommand implements Callable<Integer> {
     KubeAPIServer apiServer = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
         .withOfflineMode(binaries.isPresent())
         .build());
-    CountDownLatch stop = new CountDownLatch(1);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Thread hook = new Thread(() -> {
-      stop.countDown();
-      try {
-        stopped.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException ignored) {
-        Thread.currentThread().interrupt();
-      }
-    }, "kollect-demo-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
+    StopSignal stop = new StopSignal("kollect-demo-shutdown");
     apiServer.start();
     KollectOperator operator = null;
     try {
@@ -138,7 +127,7 @@ final class DemoCommand implements Callable<Integer> {
         long end = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
         while (System.nanoTime() < end) {
           long wait = Math.min(TimeUnit.SECONDS.toNanos(5), end - System.nanoTime());
-          if (stop.await(wait, TimeUnit.NANOSECONDS)) {
+          if (stop.await(Duration.ofNanos(wait))) {
             break;
           }
           String now = summary(client);
@@ -156,12 +145,7 @@ final class DemoCommand implements Callable<Integer> {
         operator.close();
       }
       apiServer.stop();
-      stopped.countDown();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // exiting because of the hook
-      }
+      stop.close();
     }
     return 0;
   }

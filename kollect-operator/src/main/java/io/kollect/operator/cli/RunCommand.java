@@ -21,8 +21,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -193,17 +191,7 @@ final class RunCommand implements Callable<Integer> {
   /** Runs an operator until interrupted, a shutdown signal, or {@code duration}. */
   static int runUntilStopped(KubernetesClient client, OperatorConfig config, Duration duration,
       PrintStream errStream) throws IOException {
-    CountDownLatch stop = new CountDownLatch(1);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Thread hook = new Thread(() -> {
-      stop.countDown();
-      try {
-        stopped.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException ignored) {
-        Thread.currentThread().interrupt();
-      }
-    }, "kollect-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
+    StopSignal stop = new StopSignal("kollect-shutdown");
     KollectOperator operator = new KollectOperator(client, config);
     try {
       operator.start();
@@ -212,7 +200,7 @@ final class RunCommand implements Callable<Integer> {
       if (duration == null) {
         stop.await();
       } else {
-        stop.await(duration.toMillis(), TimeUnit.MILLISECONDS);
+        stop.await(duration);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -227,12 +215,7 @@ final class RunCommand implements Callable<Integer> {
     } finally {
       log.info("kollect stopping");
       operator.close();
-      stopped.countDown();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // the JVM is exiting; the hook is what brought us here
-      }
+      stop.close();
     }
     return 0;
   }
