@@ -510,7 +510,14 @@ public final class KollectOperator implements AutoCloseable {
       return;
     }
     reportMissingProfile(target);
-    engine.putTarget(spec);
+    try {
+      engine.putTarget(spec);
+    } catch (IllegalArgumentException e) {
+      // The engine validates the scope (label selectors) and names the target and field itself.
+      // It keeps the target's last valid spec, so exports go on while the problem is reported.
+      report(target, "InvalidTarget", "KollectTarget " + spec.id(), e.getMessage());
+      return;
+    }
     if (!spec.writeInventory() && leader) {
       statusWriter.execute(() -> {
         try {

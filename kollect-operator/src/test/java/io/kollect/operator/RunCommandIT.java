@@ -214,6 +214,15 @@ class RunCommandIT {
           metadata: {name: names-missing-profile, namespace: team-c}
           spec:
             profileRef: no-such-profile
+          ---
+          apiVersion: kollect.io/v1alpha1
+          kind: KollectTarget
+          metadata: {name: bad-selector, namespace: team-c}
+          spec:
+            profileRef: broken-path
+            scope:
+              labelSelector:
+                matchExpressions: [{key: tier, operator: Maybe}]
           """);
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(run.err().lines())
           .anySatisfy(line -> assertThat(line).contains("broken-path")
@@ -221,6 +230,11 @@ class RunCommandIT {
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(run.err().lines())
           .anySatisfy(line -> assertThat(line).contains("team-c/names-missing-profile")
               .contains("spec.profileRef").contains("no-such-profile")));
+
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(run.err().lines())
+          .anySatisfy(line -> assertThat(line).contains("team-c/bad-selector")
+              .contains("scope.labelSelector.matchExpressions[0].operator")
+              .contains("Maybe")));
 
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
         KollectProfile p = cluster.client().resources(KollectProfile.class).withName("broken-path").get();
