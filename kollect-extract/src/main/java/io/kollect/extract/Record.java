@@ -31,10 +31,14 @@ import java.util.Objects;
  * @param fields extracted, scrubbed fields by name (empty for DELETE)
  * @param labels allow-listed labels (empty for DELETE)
  * @param annotations allow-listed, scrubbed annotations (empty for DELETE)
+ * @param sequence per-key delivery order assigned by the exporter when the record is handed to a
+ *     sink ({@code null} before that, e.g. in offline extraction): larger means newer for the same
+ *     key, never reused across restarts; a receiver applies a record only when its sequence is
+ *     larger than the last one it applied for that key (see {@code docs/record-format.md})
  */
 @JsonPropertyOrder({
   "op", "cluster", "target", "profile", "resource", "namespace", "name", "uid",
-  "resourceVersion", "observedAt", "contentHash", "fields", "labels", "annotations"
+  "resourceVersion", "observedAt", "sequence", "contentHash", "fields", "labels", "annotations"
 })
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record Record(
@@ -51,7 +55,28 @@ public record Record(
     String contentHash,
     Map<String, JsonNode> fields,
     Map<String, String> labels,
-    Map<String, String> annotations) {
+    Map<String, String> annotations,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long sequence) {
+
+  /** A record without a sequence: what extraction produces before the exporter orders it. */
+  public Record(
+      Op op,
+      String cluster,
+      String target,
+      String profile,
+      GroupVersionKind resource,
+      String namespace,
+      String name,
+      String uid,
+      String resourceVersion,
+      Instant observedAt,
+      String contentHash,
+      Map<String, JsonNode> fields,
+      Map<String, String> labels,
+      Map<String, String> annotations) {
+    this(op, cluster, target, profile, resource, namespace, name, uid, resourceVersion, observedAt,
+        contentHash, fields, labels, annotations, null);
+  }
 
   public Record {
     Objects.requireNonNull(op, "op");
@@ -72,6 +97,12 @@ public record Record(
   public String key() {
     return resource.group() + "/" + resource.kind() + "/" + (namespace == null ? "" : namespace)
         + "/" + name;
+  }
+
+  /** This record carrying delivery sequence {@code seq}; everything else unchanged. */
+  public Record withSequence(long seq) {
+    return new Record(op, cluster, target, profile, resource, namespace, name, uid, resourceVersion,
+        observedAt, contentHash, fields, labels, annotations, seq);
   }
 
   /** A DELETE tombstone for this record's object, observed at {@code when}. */
