@@ -81,6 +81,7 @@ public final class HttpSink implements Sink {
   // Guarded by this (the exporter calls write from one thread, a direct caller may not).
   private HttpClient client;
   private TlsConfig.Material clientMaterial;
+  private TlsConfig.ClientIdentity identity;
 
   public HttpSink(String name, HttpSinkConfig config) {
     this(name, config, Clock.systemUTC());
@@ -114,6 +115,9 @@ public final class HttpSink implements Sink {
     if (!https) {
       return client;
     }
+    if (identity != null) {
+      identity.reset();
+    }
     TlsConfig tls = config.tls() != null ? config.tls() : TlsConfig.defaults();
     TlsConfig.Material material;
     SSLContext context;
@@ -122,7 +126,10 @@ public final class HttpSink implements Sink {
       if (material.equals(clientMaterial)) {
         return client;
       }
-      context = TlsConfig.sslContext(material, origin);
+      clientMaterial = null; // until a client for the new material exists
+      TlsConfig.Context built = TlsConfig.sslContext(material, origin);
+      context = built.ssl();
+      identity = built.identity();
     } catch (TlsConfig.InvalidMaterial e) {
       throw SinkException.retryable(prefix() + "TLS configuration: " + e.getMessage(), null);
     }
@@ -210,21 +217,22 @@ public final class HttpSink implements Sink {
     if (e instanceof ConnectException) {
       return "cannot connect to " + config.url().getHost() + ":" + port() + " (" + causes(e) + ")";
     }
+    // Under TLS 1.3 a server that refuses the client certificate closes the connection after
+    // the handshake: the client sees an EOF, and only the key manager knows it was asked for one.
+    String request = lastCertificateRequest();
+    if (request != null) {
+      return "TLS connection to " + origin + " failed: " + request + " (" + causes(e) + ")";
+    }
     for (Throwable t : chain(e)) {
       if (t instanceof SSLException) {
-        String causes = causes(e);
-        // a certificate alert we received comes from the server: our own checks throw, not send
-        boolean clientRejected = causes.matches(".*[Rr]eceived fatal alert: "
-            + "(bad_certificate|certificate_required|unknown_ca|certificate_unknown"
-            + "|certificate_expired|certificate_revoked|access_denied|handshake_failure).*");
-        return "TLS handshake with " + origin + " failed"
-            + (clientRejected ? ": the server refused the client certificate"
-                + (config.tls() == null || config.tls().clientCertPem() == null
-                    ? " (none configured: set tls client certificate and key)" : "")
-            : "") + " (" + causes + ")";
+        return "TLS handshake with " + origin + " failed (" + causes(e) + ")";
       }
     }
     return causes(e);
+  }
+
+  private synchronized String lastCertificateRequest() {
+    return identity == null ? null : identity.lastRequest();
   }
 
   private int port() {

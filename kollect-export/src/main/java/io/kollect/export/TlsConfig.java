@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyStore;
+import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
@@ -32,7 +33,9 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedKeyManager;
 import javax.net.ssl.X509ExtendedTrustManager;
+import javax.net.ssl.X509KeyManager;
 
 /**
  * How a sink that speaks TLS verifies its server and proves its own identity.
@@ -157,11 +160,14 @@ public record TlsConfig(
     return value;
   }
 
+  /** An SSL context and the key manager that saw what client certificate the server asked for. */
+  record Context(SSLContext ssl, ClientIdentity identity) {}
+
   /**
    * An SSL context for talking to {@code endpoint} ({@code https://host:port}, used in error
    * messages) with {@code m}.
    */
-  static SSLContext sslContext(Material m, String endpoint) throws InvalidMaterial {
+  static Context sslContext(Material m, String endpoint) throws InvalidMaterial {
     try {
       TrustManager trust;
       if (m.insecure()) {
@@ -180,22 +186,29 @@ public record TlsConfig(
         trust = new VerifiedServer(x509(tmf.getTrustManagers()), endpoint,
             m.caPem() != null ? "the configured CA" : "the JDK's default trust store");
       }
-      KeyManager[] keys = null;
+      X509KeyManager keys = null;
+      X509Certificate leaf = null;
       if (m.clientCertPem() != null) {
         List<X509Certificate> chain = Pem.certificates(m.clientCertPem(), CLIENT_CERT);
         PrivateKey key = Pem.privateKey(m.clientKeyPem(), CLIENT_KEY);
-        Pem.checkPair(chain.get(0), key);
+        leaf = chain.get(0);
+        Pem.checkPair(leaf, key);
         KeyStore store = emptyKeyStore();
         char[] password = new char[0];
         store.setKeyEntry("client", key, password, chain.toArray(new X509Certificate[0]));
         KeyManagerFactory kmf =
             KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(store, password);
-        keys = kmf.getKeyManagers();
+        for (KeyManager km : kmf.getKeyManagers()) {
+          if (km instanceof X509KeyManager x) {
+            keys = x;
+          }
+        }
       }
+      ClientIdentity identity = new ClientIdentity(keys, leaf);
       SSLContext context = SSLContext.getInstance("TLS");
-      context.init(keys, new TrustManager[] {trust}, null);
-      return context;
+      context.init(new KeyManager[] {identity}, new TrustManager[] {trust}, null);
+      return new Context(context, identity);
     } catch (GeneralSecurityException | java.io.IOException e) {
       throw new InvalidMaterial("cannot set up TLS: " + e, e);
     }
@@ -312,6 +325,85 @@ public record TlsConfig(
     @Override
     public X509Certificate[] getAcceptedIssuers() {
       return pkix.getAcceptedIssuers();
+    }
+  }
+
+  /**
+   * Presents the configured client certificate (if any) and notes whether and for which issuers
+   * the server asked for one. Under TLS 1.3 a server that refuses a client certificate just closes
+   * the connection after the handshake, so this note is the only way to tell the user why.
+   */
+  static final class ClientIdentity extends X509ExtendedKeyManager {
+    private final X509KeyManager keys;
+    private final X509Certificate configured;
+    private volatile String request;
+
+    ClientIdentity(X509KeyManager keys, X509Certificate configured) {
+      this.keys = keys;
+      this.configured = configured;
+    }
+
+    /** Forgets the last certificate request (call before a request). */
+    void reset() {
+      request = null;
+    }
+
+    /** What the server asked for since {@link #reset()} and what was sent, or {@code null}. */
+    String lastRequest() {
+      return request;
+    }
+
+    private String note(Principal[] issuers, String alias) {
+      String wanted = issuers == null || issuers.length == 0 ? ""
+          : " issued by " + java.util.Arrays.stream(issuers).map(Principal::getName).toList();
+      if (configured == null) {
+        request = "the server asked for a client certificate" + wanted + " and none is "
+            + "configured (set the tls client certificate and key)";
+      } else if (alias == null) {
+        request = "the server asked for a client certificate" + wanted + "; the configured one ("
+            + Pem.describe(configured) + ") does not fit, so none was sent";
+      } else {
+        request = "the server refused the client certificate (" + Pem.describe(configured) + ")"
+            + (wanted.isEmpty() ? "" : "; it asked for one" + wanted);
+      }
+      return alias;
+    }
+
+    @Override
+    public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine e) {
+      return note(issuers, keys instanceof X509ExtendedKeyManager x
+          ? x.chooseEngineClientAlias(keyType, issuers, e)
+          : keys == null ? null : keys.chooseClientAlias(keyType, issuers, null));
+    }
+
+    @Override
+    public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+      return note(issuers, keys == null ? null : keys.chooseClientAlias(keyType, issuers, socket));
+    }
+
+    @Override
+    public String[] getClientAliases(String keyType, Principal[] issuers) {
+      return keys == null ? null : keys.getClientAliases(keyType, issuers);
+    }
+
+    @Override
+    public X509Certificate[] getCertificateChain(String alias) {
+      return keys == null ? null : keys.getCertificateChain(alias);
+    }
+
+    @Override
+    public PrivateKey getPrivateKey(String alias) {
+      return keys == null ? null : keys.getPrivateKey(alias);
+    }
+
+    @Override
+    public String[] getServerAliases(String keyType, Principal[] issuers) {
+      return null;
+    }
+
+    @Override
+    public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+      return null;
     }
   }
 
