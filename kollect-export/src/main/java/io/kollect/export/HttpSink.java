@@ -215,7 +215,9 @@ public final class HttpSink implements Sink {
       }
     }
     if (e instanceof ConnectException) {
-      return "cannot connect to " + config.url().getHost() + ":" + port() + " (" + causes(e) + ")";
+      boolean silent = chain(e).stream().allMatch(t -> t.getMessage() == null);
+      return "cannot connect to " + config.url().getHost() + ":" + port()
+          + (silent ? ": the connection was refused or closed" : "") + " (" + causes(e) + ")";
     }
     // Under TLS 1.3 a server that refuses the client certificate closes the connection after
     // the handshake: the client sees an EOF, and only the key manager knows it was asked for one.

@@ -266,7 +266,8 @@ class HttpSinkTest {
           assertThat(e.retryable()).isTrue();
           assertThat(e.getMessage())
               .startsWith("POST " + receiver.uri() + ": cannot connect to 127.0.0.1:"
-                  + receiver.uri().getPort() + " (ConnectException")
+                  + receiver.uri().getPort() + ": the connection was refused or closed "
+                  + "(ConnectException")
               .doesNotContain("null");
         });
   }
