@@ -3,11 +3,13 @@ package io.kollect.export;
 import static io.kollect.export.TestRecords.records;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.kollect.export.HttpsReceiver.Received;
 import io.kollect.export.TlsCertificateAuthority.Issued;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -153,6 +155,34 @@ class HttpsSinkTest {
     ca.set(CA.certificatePem());
     sink.write(records("t", 2, 1));
     assertThat(receiver.received).extracting(Received::records).containsExactly(2);
+  }
+
+  @Test
+  void exporterKeepsRetryingAnUntrustedServerAndDeliversOnceTheRotatedCaArrives()
+      throws Exception {
+    receiver = HttpsReceiver.start(SERVER, CLIENT_CA);
+    Issued client = CLIENT_CA.client("kollect-client", "RSA");
+    AtomicReference<String> ca = new AtomicReference<>(OTHER_CA.certificatePem());
+    CountingMetrics metrics = new CountingMetrics();
+    try (Exporter exporter = Exporter.builder().metrics(metrics)
+        .closeTimeout(Duration.ofMillis(200)).build()) {
+      exporter.addSink(sink("localhost", TlsConfig.trusting(ca::get)
+              .withClientCertificate(client::certificatePem, client::pkcs1KeyPem)),
+          SinkOptions.defaults().withLinger(Duration.ofMillis(5))
+              .withHeartbeatInterval(Duration.ZERO)
+              .withBackoff(Duration.ofMillis(20), Duration.ofMillis(100)));
+      exporter.converge("t", Set.of("https"), records("t", 20, 1));
+      await().atMost(Duration.ofSeconds(20))
+          .until(() -> metrics.get("failedRetryable", "https") >= 40);
+      assertThat(metrics.get("dropped", "https")).isZero();
+      assertThat(receiver.received).isEmpty();
+
+      ca.set(CA.certificatePem());
+      assertThat(exporter.awaitIdle(Duration.ofSeconds(20))).isTrue();
+      assertThat(receiver.received.stream().mapToInt(Received::records).sum()).isEqualTo(20);
+      assertThat(receiver.received).extracting(Received::clientSubject)
+          .containsOnly("CN=kollect-client");
+    }
   }
 
   @Test
