@@ -363,8 +363,11 @@ public record TlsConfig(
         request = "the server asked for a client certificate" + wanted + "; the configured one ("
             + Pem.describe(configured) + ") does not fit, so none was sent";
       } else {
-        request = "the server refused the client certificate (" + Pem.describe(configured) + ")"
-            + (wanted.isEmpty() ? "" : "; it asked for one" + wanted);
+        // sent, and the connection failed afterwards: most likely the server refused it, though
+        // a server that fails for another reason right after the handshake looks the same
+        request = "the server asked for a client certificate" + wanted + " and the connection "
+            + "failed after the configured one was sent; the server probably refused it ("
+            + Pem.describe(configured) + ")";
       }
       return alias;
     }

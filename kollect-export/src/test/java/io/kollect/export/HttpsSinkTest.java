@@ -231,6 +231,19 @@ class HttpsSinkTest {
   }
 
   @Test
+  void clientCertificateTheServerRefusesAfterItWasSentIsReported() throws Exception {
+    receiver = HttpsReceiver.start(SERVER, CLIENT_CA);
+    Issued expired = CLIENT_CA.expiredClient("kollect-client");
+    SinkException e = failure(sink("127.0.0.1", TlsConfig.trusting(CA::certificatePem)
+        .withClientCertificate(expired::certificatePem, expired::pkcs8KeyPem)));
+    assertThat(e.getMessage()).contains("TLS connection to https://127.0.0.1:" + receiver.port()
+        + " failed: the server asked for a client certificate issued by [CN=client-ca] and the "
+        + "connection failed after the configured one was sent; the server probably refused it "
+        + "(subject CN=kollect-client, issuer CN=client-ca");
+    assertThat(receiver.received).isEmpty();
+  }
+
+  @Test
   void missingOrGarbledPemIsAnErrorNamingThePart() throws Exception {
     receiver = HttpsReceiver.start(SERVER, CLIENT_CA);
     Issued client = CLIENT_CA.client("kollect-client", "EC");

@@ -155,6 +155,13 @@ final class TlsCertificateAuthority {
         now.plus(Duration.ofDays(1)), KeyPurposeId.id_kp_clientAuth);
   }
 
+  /** A client certificate whose validity ended yesterday. */
+  Issued expiredClient(String commonName) {
+    Instant now = Instant.now();
+    return issue(commonName, "EC", now.minus(Duration.ofDays(3)), now.minus(Duration.ofDays(1)),
+        KeyPurposeId.id_kp_clientAuth);
+  }
+
   private Issued issue(String commonName, String keyAlgorithm, Instant notBefore,
       Instant notAfter, KeyPurposeId purpose, String... names) {
     KeyPair keys = keyPair(keyAlgorithm);
