@@ -22,6 +22,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -244,7 +245,7 @@ public final class HttpSink implements Sink {
 
   private static List<Throwable> chain(Throwable e) {
     List<Throwable> chain = new ArrayList<>();
-    Set<Throwable> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     for (Throwable t = e; t != null && seen.add(t) && chain.size() < 8; t = t.getCause()) {
       chain.add(t);
     }

@@ -2,15 +2,18 @@ package io.kollect.export;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyStore;
+import java.security.NoSuchAlgorithmException;
 import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
+import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateFactory;
@@ -19,6 +22,7 @@ import java.security.cert.X509Certificate;
 import java.security.spec.InvalidKeySpecException;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.Date;
@@ -209,12 +213,12 @@ public record TlsConfig(
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(new KeyManager[] {identity}, new TrustManager[] {trust}, null);
       return new Context(context, identity);
-    } catch (GeneralSecurityException | java.io.IOException e) {
+    } catch (GeneralSecurityException | IOException e) {
       throw new InvalidMaterial("cannot set up TLS: " + e, e);
     }
   }
 
-  private static KeyStore emptyKeyStore() throws GeneralSecurityException, java.io.IOException {
+  private static KeyStore emptyKeyStore() throws GeneralSecurityException, IOException {
     KeyStore store = KeyStore.getInstance("PKCS12");
     store.load(null, null);
     return store;
@@ -355,7 +359,7 @@ public record TlsConfig(
 
     private String note(Principal[] issuers, String alias) {
       String wanted = issuers == null || issuers.length == 0 ? ""
-          : " issued by " + java.util.Arrays.stream(issuers).map(Principal::getName).toList();
+          : " issued by " + Arrays.stream(issuers).map(Principal::getName).toList();
       if (configured == null) {
         request = "the server asked for a client certificate" + wanted + " and none is "
             + "configured (set the tls client certificate and key)";
@@ -504,9 +508,9 @@ public record TlsConfig(
           continue;
         }
         try {
-          Collection<? extends java.security.cert.Certificate> one =
+          Collection<? extends Certificate> one =
               factory.generateCertificates(new ByteArrayInputStream(b.der()));
-          for (java.security.cert.Certificate c : one) {
+          for (Certificate c : one) {
             certs.add((X509Certificate) c);
           }
         } catch (CertificateException e) {
@@ -549,7 +553,7 @@ public record TlsConfig(
       for (String algorithm : List.of("RSA", "EC", "Ed25519", "Ed448", "RSASSA-PSS")) {
         try {
           return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
-        } catch (InvalidKeySpecException | java.security.NoSuchAlgorithmException
+        } catch (InvalidKeySpecException | NoSuchAlgorithmException
             | RuntimeException e) {
           // not this algorithm; try the next
         }
@@ -570,7 +574,7 @@ public record TlsConfig(
           if (e[0] == 0xA0) {
             int[] oid = tlv(sec1, e[1]);
             if (oid[0] == 0x06) {
-              return java.util.Arrays.copyOfRange(sec1, e[1], oid[2]);
+              return Arrays.copyOfRange(sec1, e[1], oid[2]);
             }
           }
           at = e[2];
