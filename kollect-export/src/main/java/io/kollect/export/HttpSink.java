@@ -7,23 +7,34 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.zip.GZIPOutputStream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Posts batches of records to an HTTP endpoint with the JDK {@link HttpClient}.
@@ -38,18 +49,40 @@ import java.util.zip.GZIPOutputStream;
  *   <li>401 and 403: retryable too. They reject the credentials, not the records; dropping would
  *       lose state until the next heartbeat, while retrying recovers as soon as a rotated secret
  *       reaches the credential supplier.
+ *   <li>413 (Payload Too Large): permanent, so the exporter bisects the batch down to the records
+ *       the receiver can never take.
  *   <li>any other status (other 4xx, redirects, which are not followed): permanent; the records
  *       are dropped and counted.
  * </ul>
+ *
+ * <p>For an {@code https} URL the server is verified as {@link TlsConfig} says (by default
+ * against the JDK's trust store, always with hostname verification). The TLS suppliers are read
+ * before every request; when what they return changes, the sink builds a new TLS context and
+ * client, so a rotated CA or client certificate takes effect without a restart. A rejected server
+ * certificate, unreadable or invalid PEM and a client certificate the server refuses are
+ * retryable failures whose message names the endpoint and the cause: like a 401, they reject the
+ * configuration, not the records, and a rotated Secret fixes them.
+ *
+ * <p>Every error message starts with {@code POST <url>: } and names the cause, also for exceptions
+ * the JDK leaves without a message.
  */
 public final class HttpSink implements Sink {
 
+  private static final Logger LOG = LoggerFactory.getLogger(HttpSink.class);
   private static final int ERROR_BODY_CHARS = 200;
 
   private final String name;
   private final HttpSinkConfig config;
   private final Clock clock;
-  private final HttpClient client;
+  private final boolean https;
+  /** {@code https://host:port}, for TLS error messages. */
+  private final String origin;
+
+  // The client and the TLS material it was built from; replaced when the material changes.
+  // Guarded by this (the exporter calls write from one thread, a direct caller may not).
+  private HttpClient client;
+  private TlsConfig.Material clientMaterial;
+  private TlsConfig.ClientIdentity identity;
 
   public HttpSink(String name, HttpSinkConfig config) {
     this(name, config, Clock.systemUTC());
@@ -60,14 +93,62 @@ public final class HttpSink implements Sink {
     this.name = Objects.requireNonNull(name, "name");
     this.config = Objects.requireNonNull(config, "config");
     this.clock = Objects.requireNonNull(clock, "clock");
-    HttpClient.Builder b = HttpClient.newBuilder()
+    URI url = config.url();
+    this.https = "https".equalsIgnoreCase(url.getScheme());
+    this.origin = "https://" + url.getHost() + ":" + (url.getPort() > 0 ? url.getPort() : 443);
+    if (!https) {
+      // no h2c upgrade attempt on plain HTTP: many receivers mishandle it
+      this.client = clientBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    }
+  }
+
+  private HttpClient.Builder clientBuilder() {
+    return HttpClient.newBuilder()
         .connectTimeout(config.timeout())
         .followRedirects(HttpClient.Redirect.NEVER);
-    if ("http".equalsIgnoreCase(config.url().getScheme())) {
-      // no h2c upgrade attempt on plain HTTP: many receivers mishandle it
-      b.version(HttpClient.Version.HTTP_1_1);
+  }
+
+  /**
+   * The client for the next request: for {@code https}, rebuilt when the TLS suppliers return
+   * something else than last time (compared as strings, so an unchanged Secret costs nothing).
+   */
+  private synchronized HttpClient client() throws SinkException {
+    if (!https) {
+      return client;
     }
-    this.client = b.build();
+    if (identity != null) {
+      identity.reset();
+    }
+    TlsConfig tls = config.tls() != null ? config.tls() : TlsConfig.defaults();
+    TlsConfig.Material material;
+    SSLContext context;
+    try {
+      material = tls.read();
+      if (material.equals(clientMaterial)) {
+        return client;
+      }
+      clientMaterial = null; // until a client for the new material exists
+      TlsConfig.Context built = TlsConfig.sslContext(material, origin);
+      context = built.ssl();
+      identity = built.identity();
+    } catch (TlsConfig.InvalidMaterial e) {
+      throw SinkException.retryable(prefix() + "TLS configuration: " + e.getMessage(), null);
+    }
+    SSLParameters parameters = context.getDefaultSSLParameters();
+    // hostname verification for this client, whatever the JDK-wide
+    // jdk.internal.httpclient.disableHostnameVerification property says
+    parameters.setEndpointIdentificationAlgorithm(material.insecure() ? null : "HTTPS");
+    boolean rotated = clientMaterial != null;
+    client = clientBuilder().sslContext(context).sslParameters(parameters).build();
+    clientMaterial = material;
+    if (material.insecure()) {
+      LOG.warn("sink {}: TLS server verification is OFF for {} (insecureSkipVerify): anyone on "
+          + "the network path can read and change what the sink sends", name, origin);
+    }
+    if (rotated) {
+      LOG.info("sink {}: TLS material changed; new connections to {} use it", name, origin);
+    }
+    return client;
   }
 
   @Override
@@ -81,18 +162,18 @@ public final class HttpSink implements Sink {
 
   @Override
   public void write(List<Record> batch) throws SinkException {
-    HttpRequest request = request(body(batch));
+    byte[] body = body(batch);
+    HttpRequest request = request(body);
+    HttpClient current = client();
     HttpResponse<InputStream> response;
     try {
-      response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+      response = current.send(request, HttpResponse.BodyHandlers.ofInputStream());
     } catch (HttpConnectTimeoutException e) {
       throw SinkException.retryable(prefix() + "connect timed out after " + config.timeout(), e);
     } catch (HttpTimeoutException e) {
       throw SinkException.retryable(prefix() + "no response within " + config.timeout(), e);
-    } catch (ConnectException e) {
-      throw SinkException.retryable(prefix() + "cannot connect: " + e.getMessage(), e);
     } catch (IOException e) {
-      throw SinkException.retryable(prefix() + e, e);
+      throw SinkException.retryable(prefix() + failure(e), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw SinkException.retryable(prefix() + "interrupted", e);
@@ -111,7 +192,84 @@ public final class HttpSink implements Sink {
     if (status >= 300 && status < 400) {
       message += " (redirects are not followed; point the sink at the final URL)";
     }
+    if (status == 413) {
+      // permanent: the exporter bisects the batch, so only records the receiver can never take
+      // are dropped (and offered again by the next change or heartbeat)
+      message += " (payload too large: the receiver refused " + batch.size() + " record"
+          + (batch.size() == 1 ? "" : "s") + " in " + body.length + " bytes"
+          + (config.gzip() ? " gzip-compressed" : "") + ")";
+    }
     throw SinkException.permanent(message, null);
+  }
+
+  /**
+   * Names the cause of a failed exchange, never just "null": the JDK leaves many exceptions
+   * without a message ({@code ConnectException}, {@code UnresolvedAddressException}).
+   */
+  private String failure(IOException e) {
+    for (Throwable t : chain(e)) {
+      if (t instanceof TlsConfig.ServerCertificateRejected) {
+        return t.getMessage();
+      }
+      if (t instanceof UnresolvedAddressException) {
+        return "cannot connect: cannot resolve host " + config.url().getHost();
+      }
+    }
+    if (e instanceof ConnectException) {
+      boolean silent = chain(e).stream().allMatch(t -> t.getMessage() == null);
+      return "cannot connect to " + config.url().getHost() + ":" + port()
+          + (silent ? ": the connection was refused or closed" : "") + " (" + causes(e) + ")";
+    }
+    // Under TLS 1.3 a server that refuses the client certificate closes the connection after
+    // the handshake: the client sees an EOF, and only the key manager knows it was asked for one.
+    String request = lastCertificateRequest();
+    if (request != null) {
+      return "TLS connection to " + origin + " failed: " + request + " (" + causes(e) + ")";
+    }
+    for (Throwable t : chain(e)) {
+      if (t instanceof SSLException) {
+        return "TLS handshake with " + origin + " failed (" + causes(e) + ")";
+      }
+    }
+    return causes(e);
+  }
+
+  private synchronized String lastCertificateRequest() {
+    return identity == null ? null : identity.lastRequest();
+  }
+
+  private int port() {
+    int p = config.url().getPort();
+    return p > 0 ? p : https ? 443 : 80;
+  }
+
+  private static List<Throwable> chain(Throwable e) {
+    List<Throwable> chain = new ArrayList<>();
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Throwable t = e; t != null && seen.add(t) && chain.size() < 8; t = t.getCause()) {
+      chain.add(t);
+    }
+    return chain;
+  }
+
+  /** "ConnectException: Connection refused", the chain's types and distinct messages. */
+  static String causes(Throwable e) {
+    List<String> parts = new ArrayList<>();
+    String lastMessage = null;
+    String lastPart = null;
+    for (Throwable t : chain(e)) {
+      String m = t.getMessage();
+      String part = t.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+      if ((m != null && m.equals(lastMessage)) || part.equals(lastPart)) {
+        continue; // the JDK client re-wraps with the same message or type
+      }
+      parts.add(part);
+      lastPart = part;
+      if (m != null) {
+        lastMessage = m;
+      }
+    }
+    return String.join(", caused by ", parts);
   }
 
   private String prefix() {

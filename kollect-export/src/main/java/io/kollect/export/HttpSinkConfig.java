@@ -21,6 +21,8 @@ import java.util.function.Supplier;
  * @param headers extra request headers (values are redacted from {@link #toString()})
  * @param bearerToken supplies the token for {@code Authorization: Bearer}, or {@code null}
  * @param basicAuth supplies credentials for {@code Authorization: Basic}, or {@code null}
+ * @param tls server verification and client certificate for an {@code https} URL, or {@code
+ *     null} for the defaults (the JDK's trust store, hostname verification, no client certificate)
  */
 public record HttpSinkConfig(
     URI url,
@@ -28,7 +30,8 @@ public record HttpSinkConfig(
     boolean gzip,
     Map<String, String> headers,
     Supplier<String> bearerToken,
-    Supplier<BasicCredentials> basicAuth) {
+    Supplier<BasicCredentials> basicAuth,
+    TlsConfig tls) {
 
   /** Headers the sink sets itself or the JDK client manages. */
   private static final Set<String> RESERVED = Set.of("authorization", "content-type",
@@ -59,7 +62,20 @@ public record HttpSinkConfig(
       throw new IllegalArgumentException("url: must be an http or https URL, got " + url);
     }
     if (url.getHost() == null) {
+      // URI falls back to a registry authority when the port does not parse as a number
+      String authority = url.getRawAuthority();
+      if (authority != null && authority.matches(".*:[0-9]+")) {
+        throw new IllegalArgumentException("url: port must be between 1 and 65535, got "
+            + authority.substring(authority.lastIndexOf(':') + 1) + " in " + url);
+      }
       throw new IllegalArgumentException("url: has no host: " + url);
+    }
+    if (url.getPort() == 0 || url.getPort() > 65535) {
+      throw new IllegalArgumentException("url: port must be between 1 and 65535, got "
+          + url.getPort() + " in " + url);
+    }
+    if (tls != null && !scheme.equals("https")) {
+      throw new IllegalArgumentException("tls: applies only to an https url, got " + url);
     }
     if (timeout == null || timeout.isZero() || timeout.isNegative()) {
       throw new IllegalArgumentException("timeout: must be positive, got " + timeout);
@@ -83,29 +99,40 @@ public record HttpSinkConfig(
     }
   }
 
+  /** Without a TLS block: the defaults for {@code https} (kept for source compatibility). */
+  public HttpSinkConfig(URI url, Duration timeout, boolean gzip, Map<String, String> headers,
+      Supplier<String> bearerToken, Supplier<BasicCredentials> basicAuth) {
+    this(url, timeout, gzip, headers, bearerToken, basicAuth, null);
+  }
+
   /** Posts to {@code url} with a 10 s timeout, no compression, no extra headers, no auth. */
   public static HttpSinkConfig of(URI url) {
-    return new HttpSinkConfig(url, Duration.ofSeconds(10), false, Map.of(), null, null);
+    return new HttpSinkConfig(url, Duration.ofSeconds(10), false, Map.of(), null, null, null);
   }
 
   public HttpSinkConfig withTimeout(Duration d) {
-    return new HttpSinkConfig(url, d, gzip, headers, bearerToken, basicAuth);
+    return new HttpSinkConfig(url, d, gzip, headers, bearerToken, basicAuth, tls);
   }
 
   public HttpSinkConfig withGzip(boolean on) {
-    return new HttpSinkConfig(url, timeout, on, headers, bearerToken, basicAuth);
+    return new HttpSinkConfig(url, timeout, on, headers, bearerToken, basicAuth, tls);
   }
 
   public HttpSinkConfig withHeaders(Map<String, String> h) {
-    return new HttpSinkConfig(url, timeout, gzip, h, bearerToken, basicAuth);
+    return new HttpSinkConfig(url, timeout, gzip, h, bearerToken, basicAuth, tls);
   }
 
   public HttpSinkConfig withBearerToken(Supplier<String> token) {
-    return new HttpSinkConfig(url, timeout, gzip, headers, token, null);
+    return new HttpSinkConfig(url, timeout, gzip, headers, token, null, tls);
   }
 
   public HttpSinkConfig withBasicAuth(Supplier<BasicCredentials> credentials) {
-    return new HttpSinkConfig(url, timeout, gzip, headers, null, credentials);
+    return new HttpSinkConfig(url, timeout, gzip, headers, null, credentials, tls);
+  }
+
+  /** Verifies the server and presents a client certificate as {@code t} says ({@code https} only). */
+  public HttpSinkConfig withTls(TlsConfig t) {
+    return new HttpSinkConfig(url, timeout, gzip, headers, bearerToken, basicAuth, t);
   }
 
   @Override
@@ -114,7 +141,7 @@ public record HttpSinkConfig(
     headers.keySet().forEach(k -> redacted.put(k, "***"));
     return "HttpSinkConfig[url=" + url + ", timeout=" + timeout + ", gzip=" + gzip + ", headers="
         + redacted + ", auth=" + (bearerToken != null ? "bearer" : basicAuth != null ? "basic" : "none")
-        + "]";
+        + (tls != null ? ", tls=" + tls : "") + "]";
   }
 
   private static boolean isTokenChar(int c) {

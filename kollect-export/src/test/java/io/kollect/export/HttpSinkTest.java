@@ -258,6 +258,46 @@ class HttpSinkTest {
   }
 
   @Test
+  void connectionRefusedNamesTheEndpointAndTheCauseNotNull() throws Exception {
+    HttpSink sink = new HttpSink("http", config());
+    receiver.stop();
+    assertThatThrownBy(() -> sink.write(List.of(record("t", "a", 1))))
+        .isInstanceOfSatisfying(SinkException.class, e -> {
+          assertThat(e.retryable()).isTrue();
+          assertThat(e.getMessage())
+              .startsWith("POST " + receiver.uri() + ": cannot connect to 127.0.0.1:"
+                  + receiver.uri().getPort() + ": the connection was refused or closed "
+                  + "(ConnectException")
+              .doesNotContain("null");
+        });
+  }
+
+  @Test
+  void unresolvableHostIsNamedInTheError() {
+    HttpSink sink = new HttpSink("http",
+        HttpSinkConfig.of(URI.create("http://kollect-no-such-host.invalid:8080/records")));
+    assertThatThrownBy(() -> sink.write(List.of(record("t", "a", 1))))
+        .isInstanceOfSatisfying(SinkException.class, e -> {
+          assertThat(e.retryable()).isTrue();
+          assertThat(e.getMessage()).isEqualTo("POST http://kollect-no-such-host.invalid:8080/"
+              + "records: cannot connect: cannot resolve host kollect-no-such-host.invalid");
+        });
+  }
+
+  @Test
+  void payloadTooLargeIsPermanentAndSaysHowMuchWasRefused() throws Exception {
+    HttpSink sink = new HttpSink("http", config());
+    receiver.script(new Status(413, null));
+    assertThatThrownBy(() -> sink.write(records("t", 3, 1)))
+        .isInstanceOfSatisfying(SinkException.class, e -> {
+          assertThat(e.retryable()).isFalse();
+          assertThat(e.getMessage()).startsWith("POST " + receiver.uri() + ": HTTP 413")
+              .containsPattern("\\(payload too large: the receiver refused 3 records in "
+                  + "[0-9]+ bytes\\)$");
+        });
+  }
+
+  @Test
   void retryAfterAcceptsSecondsAndHttpDates() {
     Clock clock = Clock.fixed(Instant.parse("2026-11-22T03:00:00Z"), ZoneOffset.UTC);
     assertThat(HttpSink.parseRetryAfter("120", clock)).contains(Duration.ofSeconds(120));
@@ -275,6 +315,14 @@ class HttpSinkTest {
     URI ok = URI.create("http://localhost/x");
     assertThatThrownBy(() -> HttpSinkConfig.of(URI.create("ftp://x/y")))
         .hasMessageStartingWith("url:");
+    for (String port : new String[] {"0", "65536", "70000", "99999999999"}) {
+      assertThatThrownBy(() -> HttpSinkConfig.of(URI.create("http://localhost:" + port + "/x")))
+          .as(port)
+          .hasMessage("url: port must be between 1 and 65535, got " + port
+              + " in http://localhost:" + port + "/x");
+    }
+    assertThat(HttpSinkConfig.of(URI.create("https://localhost:65535/x")).url().getPort())
+        .isEqualTo(65535);
     assertThatThrownBy(() -> HttpSinkConfig.of(ok).withTimeout(Duration.ZERO))
         .hasMessageStartingWith("timeout:");
     assertThatThrownBy(() -> HttpSinkConfig.of(ok).withHeaders(Map.of("Authorization", "x")))
