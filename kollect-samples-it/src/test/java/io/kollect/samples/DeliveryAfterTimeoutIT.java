@@ -139,8 +139,11 @@ class DeliveryAfterTimeoutIT {
       receiver.delay = Duration.ZERO;
       late.forEach(this::patch);
 
-      await().atMost(WAIT).until(() -> engine.awaitIdle(Duration.ofSeconds(1))
-          && receiver.inProgress() == 0 && differences(receiver).isEmpty());
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(engine.awaitIdle(Duration.ofSeconds(1))).as("engine idle").isTrue();
+        assertThat(receiver.inProgress()).as("requests in progress").isZero();
+        assertThat(differences(receiver)).as("objects the receiver holds wrong").isEmpty();
+      });
       // settled: nothing in flight anywhere, and still exact
       assertThat(engine.awaitIdle(Duration.ofSeconds(5))).isTrue();
       assertThat(receiver.inProgress()).isZero();
