@@ -496,9 +496,16 @@ public final class Exporter implements AutoCloseable {
   }
 
   /**
-   * Loads a checkpoint and moves the sequence clock past every sequence in it. Entries of a
-   * checkpoint written before sequences existed get a new one, so a heartbeat that repeats them
-   * carries a sequence too.
+   * Loads a checkpoint, moves the sequence clock past every sequence in it, and gives every loaded
+   * entry a new sequence, which the heartbeat then repeats.
+   *
+   * <p>Why not keep the checkpointed sequences: the checkpoint may lag what the sink acknowledged
+   * (a {@code kill -9} between two writes). If a newer state of a key was delivered but not
+   * checkpointed, and the object then went back to the checkpointed content, the receiver holds
+   * the newer state with a larger sequence than the checkpoint's; a heartbeat repeating the
+   * checkpointed sequence would be refused forever. A sequence issued now is larger than every
+   * one issued before the restart, so the heartbeat repairs that receiver. Entries of a checkpoint
+   * written before sequences existed are covered by the same rule.
    */
   private Map<String, ExportedEntry> loadCheckpoint(String target, String sink) {
     try {
@@ -512,7 +519,7 @@ public final class Exporter implements AutoCloseable {
         }
       }
       Map<String, ExportedEntry> out = new LinkedHashMap<>(loaded);
-      out.replaceAll((k, e) -> e.sequence() != null ? e : e.withSequence(sequences.next()));
+      out.replaceAll((k, e) -> e.withSequence(sequences.next()));
       return out;
     } catch (RuntimeException e) {
       LOG.warn("cannot load checkpoint of target {} sink {}; treating it as empty (objects deleted "

@@ -175,6 +175,44 @@ class RecordSequenceTest {
   }
 
   @Test
+  void aStateRestoredFromALaggingCheckpointIsRepeatedAboveEverythingSentBeforeTheKill() {
+    FreezableStore store = new FreezableStore();
+    MutableClock clock = new MutableClock(T0);
+    RecordingSink before = new RecordingSink("s");
+    Exporter first = Exporter.builder().checkpointStore(store).clock(clock)
+        .checkpointInterval(Duration.ofMillis(10)).build();
+    first.addSink(before, ExporterTest.FAST);
+    first.converge("t", Set.of("s"), List.of(record("t", "a", 1)));
+    assertThat(first.awaitIdle(WAIT)).isTrue();
+    await().atMost(WAIT).until(() -> !store.load("t", "s").isEmpty());
+    store.frozen = true;
+    // state 2 is delivered but never checkpointed; then the process dies
+    first.converge("t", Set.of("s"), List.of(record("t", "a", 2)));
+    assertThat(first.awaitIdle(WAIT)).isTrue();
+    first.close();
+    long newestBeforeKill = before.received.get(1).sequence();
+
+    // meanwhile the object went back to state 1, which is what the checkpoint holds
+    store.frozen = false;
+    clock.advance(Duration.ofSeconds(1));
+    RecordingSink after = new RecordingSink("s");
+    try (Exporter second = Exporter.builder().checkpointStore(store).clock(clock).build()) {
+      second.addSink(after, ExporterTest.FAST.withHeartbeatInterval(Duration.ofHours(1)));
+      second.converge("t", Set.of("s"), List.of(record("t", "a", 1)));
+      assertThat(second.awaitIdle(WAIT)).isTrue();
+      assertThat(after.received).isEmpty(); // unchanged against the checkpoint
+      clock.advance(Duration.ofHours(2));
+      second.heartbeatTick("s", Exporter.heartbeatSlice("t", key("a")));
+      assertThat(second.awaitIdle(WAIT)).isTrue();
+    }
+    // the heartbeat's state 1 outranks the state 2 a sequence-honouring receiver holds
+    assertThat(after.received).singleElement().satisfies(r -> {
+      assertThat(TestRecords.seq(r)).isEqualTo(1);
+      assertThat(r.sequence()).isGreaterThan(newestBeforeKill);
+    });
+  }
+
+  @Test
   void aCheckpointWithoutSequencesStillYieldsSequencedHeartbeatsAboveNothingReused() {
     FreezableStore store = new FreezableStore();
     ExportedEntry old = ExportedEntry.of(record("t", "a", 1));
