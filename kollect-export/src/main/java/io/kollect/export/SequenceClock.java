@@ -11,10 +11,15 @@ import java.time.temporal.ChronoUnit;
  * <p>Why a hybrid clock and not a counter: a counter restarted from the last <em>persisted</em>
  * value would reuse numbers issued after that checkpoint write and before a {@code kill -9}, and a
  * receiver would then refuse the new states as old. The wall-clock part moves past every number
- * issued before the restart (at most one per microsecond is issued on average, so the clock part
- * never lags the issued values for long), and the persisted part keeps values increasing for a key
- * even when a new leader's clock is behind the old one's. Numbers are unique within one exporter
- * and increase per key across restarts and leader changes; they are not comparable across keys.
+ * issued before the restart: issuing runs ahead of the wall clock only during a burst of more than
+ * one number per microsecond (a large checkpoint loaded at once, say), and then by at most the
+ * burst's size in microseconds, far less than a restart takes. The persisted part keeps values
+ * increasing for a key even when a new leader's clock is behind the old one's. Numbers are unique
+ * within one exporter and increase per key across restarts and leader changes; across keys they
+ * only roughly follow time.
+ *
+ * <p>Microseconds since the epoch stay below 2^53 until the year 2255, so receivers that read JSON
+ * numbers as doubles read sequences exactly.
  */
 final class SequenceClock {
 
