@@ -39,8 +39,10 @@ class TargetIsolationTest {
     volatile Predicate<String> slow = t -> false;
     volatile Map<String, String> refuse = Map.of();
     final CountDownLatch release = new CountDownLatch(1);
-    final Set<String> refusedOffers = ConcurrentHashMap.newKeySet();
     final AtomicInteger refusedOfferCount = new AtomicInteger();
+    final Set<String> targetsInProgress = ConcurrentHashMap.newKeySet();
+    final List<String> overlaps = new java.util.concurrent.CopyOnWriteArrayList<>();
+    volatile Duration pause = Duration.ZERO;
 
     @Override
     public String name() {
@@ -56,9 +58,22 @@ class TargetIsolationTest {
     public void write(List<Record> batch) throws SinkException {
       writes.incrementAndGet();
       maxConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
+      String target = batch.get(0).target();
+      if (!targetsInProgress.add(target)) {
+        overlaps.add(target);
+      }
       try {
-        String target = batch.get(0).target();
-        assertThat(batch).allMatch(r -> r.target().equals(target));
+        if (!batch.stream().allMatch(r -> r.target().equals(target))) {
+          overlaps.add("mixed batch " + target);
+        }
+        if (!pause.isZero()) {
+          try {
+            Thread.sleep(pause.toMillis());
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw SinkException.retryable("interrupted", e);
+          }
+        }
         if (slow.test(target)) {
           try {
             release.await();
@@ -80,6 +95,7 @@ class TargetIsolationTest {
           held.put(r.target() + "|" + r.key(), r);
         }
       } finally {
+        targetsInProgress.remove(target);
         concurrent.decrementAndGet();
       }
     }
@@ -156,6 +172,22 @@ class TargetIsolationTest {
     endpoint.release.countDown();
     assertThat(exporter.awaitIdle(WAIT)).isTrue();
     assertThat(endpoint.heldOf(t -> t.equals(target(0)))).isEqualTo(3);
+  }
+
+  @Test
+  void aTargetNeverHasTwoWritesInProgressAndEachKeyEndsAtItsLatestState() {
+    endpoint.pause = Duration.ofMillis(2);
+    exporter.addSink(endpoint, options.withMaxBatchSize(5).withLinger(Duration.ZERO));
+    for (int seq = 1; seq <= 40; seq++) {
+      for (int t = 0; t < 6; t++) {
+        exporter.converge(target(t), Set.of("endpoint"), records(target(t), 20, seq));
+      }
+    }
+    assertThat(exporter.awaitIdle(WAIT)).isTrue();
+    assertThat(endpoint.overlaps).isEmpty();
+    assertThat(endpoint.maxConcurrent.get()).isGreaterThan(1); // the threads did run at once
+    assertThat(endpoint.held.values()).hasSize(6 * 20)
+        .allMatch(r -> TestRecords.seq(r) == 40);
   }
 
   @Test
