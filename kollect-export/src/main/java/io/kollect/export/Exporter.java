@@ -5,6 +5,7 @@ import io.kollect.extract.Op;
 import io.kollect.extract.Record;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -34,16 +36,28 @@ import org.slf4j.LoggerFactory;
  * sink's heartbeat, which re-sends the full current set once per {@link
  * SinkOptions#heartbeatInterval()}, spread evenly over the interval.
  *
- * <p>Each sink has its own delivery thread and a pending buffer that coalesces by object key, so an
- * outage costs memory proportional to the changed objects, a newer state always replaces an unsent
- * older one, and per-key order is kept. Retryable failures are retried indefinitely with
- * exponential backoff and jitter (honouring {@link SinkException#retryAfter()}); permanently
- * rejected records are counted, logged once per reason and dropped.
+ * <p><b>Sequences.</b> Every record handed to a sink carries a {@link Record#sequence() sequence}
+ * that increases per key: a new state (and a DELETE) gets a new one from a hybrid clock ({@link
+ * SequenceClock}: the larger of the last issued or checkpointed value plus one and the wall clock
+ * in microseconds), a retry or a heartbeat repeats the sequence of the state it carries. A
+ * receiver that keeps, per key, the largest sequence it has seen and ignores anything not larger
+ * ends exact even when a request the exporter gave up on (a timeout) is applied after a newer one.
+ *
+ * <p><b>Delivery.</b> Each sink has its own bounded set of delivery threads and, per target, a
+ * pending buffer that coalesces by object key, so an outage costs memory proportional to the
+ * changed objects, a newer state always replaces an unsent older one, and per-key order is kept;
+ * a retry always carries the newest state of its keys. Targets are isolated: one target's slow,
+ * failing or refused records never delay another target's on the same sink. Retryable failures
+ * are retried indefinitely with exponential backoff and jitter per target (honouring {@link
+ * SinkException#retryAfter()}); records a sink refuses for good ({@link RecordsRejectedException},
+ * or a permanent {@link SinkException} bisected down to one record) are dropped, reported in {@link
+ * #deliveryStatus} and not offered again until their content changes.
  *
  * <p>What each sink acknowledged is saved through the {@link CheckpointStore} (coalesced, at most
- * once per {@code checkpointInterval} per (target, sink), and on {@link #close()}): after a restart
- * the first converge of a target tombstones keys deleted while the process was down and skips
- * records that did not change.
+ * once per {@code checkpointInterval} per (target, sink), and on {@link #close()}), with each key's
+ * sequence and last send time: after a restart the first converge of a target tombstones keys
+ * deleted while the process was down, skips records that did not change, continues sequences above
+ * the checkpointed ones, and the heartbeat resumes where it was instead of re-sending everything.
  *
  * <p>Thread-safe. {@code converge} may be called concurrently for different targets; calls for the
  * same target must not overlap (they are serialised, but their order would be arbitrary).
@@ -58,6 +72,7 @@ public final class Exporter implements AutoCloseable {
   private final CheckpointStore checkpoints;
   private final ExportMetrics metrics;
   private final Clock clock;
+  private final SequenceClock sequences;
   private final Duration closeTimeout;
   private final ConcurrentHashMap<String, DeliveryChannel> channels = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, ScheduledFuture<?>> heartbeats = new ConcurrentHashMap<>();
@@ -72,6 +87,7 @@ public final class Exporter implements AutoCloseable {
     this.checkpoints = b.checkpointStore;
     this.metrics = new SafeMetrics(b.metrics);
     this.clock = b.clock;
+    this.sequences = new SequenceClock(b.clock);
     this.closeTimeout = b.closeTimeout;
     this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "kollect-export-scheduler");
@@ -81,7 +97,8 @@ public final class Exporter implements AutoCloseable {
     scheduler.setRemoveOnCancelPolicy(true);
     scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     long every = b.checkpointInterval.toMillis();
-    scheduler.scheduleWithFixedDelay(this::saveCheckpoints, every, every, TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(() -> saveCheckpoints(false), every, every,
+        TimeUnit.MILLISECONDS);
   }
 
   public static Builder builder() {
@@ -219,6 +236,37 @@ public final class Exporter implements AutoCloseable {
   }
 
   /**
+   * How delivery of one target's records to one sink is going: last acknowledged delivery, records
+   * pending, the current failure streak and its last error, and the records the sink refused for
+   * good. Empty when the sink is not configured or the target does not (or no longer) export to
+   * it. Cheap: a host may poll it for status and metrics.
+   */
+  public Optional<DeliveryStatus> deliveryStatus(String target, String sink) {
+    DeliveryChannel channel = channels.get(sink);
+    TargetState ts = targets.get(target);
+    if (channel == null || ts == null) {
+      return Optional.empty();
+    }
+    SinkState st;
+    synchronized (ts) {
+      st = ts.discarded ? null : ts.bySink.get(sink);
+    }
+    if (st == null) {
+      return Optional.empty();
+    }
+    Optional<DeliveryChannel.LaneStatus> lane = channel.status(target);
+    Instant lastAck = lane.map(DeliveryChannel.LaneStatus::lastAcknowledged)
+        .orElse(null);
+    return Optional.of(new DeliveryStatus(
+        lastAck != null ? lastAck : st.restoredLastAcknowledged,
+        lane.map(DeliveryChannel.LaneStatus::pending).orElse(0),
+        lane.map(DeliveryChannel.LaneStatus::consecutiveFailures).orElse(0),
+        lane.map(DeliveryChannel.LaneStatus::failingSince).orElse(null),
+        lane.map(DeliveryChannel.LaneStatus::lastError).orElse(null),
+        st.rejections(DeliveryStatus.MAX_REPORTED_REJECTIONS)));
+  }
+
+  /**
    * Makes the named sinks converge to {@code desired}, the complete current set of UPSERT records
    * of {@code target}. Sinks newly named get the whole set (less what their checkpoint shows as
    * already delivered); sinks no longer named forget this target without tombstones.
@@ -331,7 +379,7 @@ public final class Exporter implements AutoCloseable {
       channel.stop(Duration.ofNanos(left));
     }
     channels.clear();
-    saveCheckpoints();
+    saveCheckpoints(true);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -399,16 +447,18 @@ public final class Exporter implements AutoCloseable {
     }
     Map<String, ExportedEntry> enqueued = st.enqueued;
     List<Pending> out = new ArrayList<>();
-    long now = System.nanoTime();
+    Instant now = clock.instant();
     for (Map.Entry<String, Record> e : ts.current.entrySet()) {
       String key = e.getKey();
       Record r = e.getValue();
       ExportedEntry prev = enqueued.get(key);
       if (prev == null || !r.contentHash().equals(prev.contentHash())) {
-        ExportedEntry entry = ExportedEntry.of(r);
+        // a new state: a new sequence, larger than any this key had (also before a restart)
+        Record sent = r.withSequence(sequences.next());
+        ExportedEntry entry = ExportedEntry.of(sent);
         enqueued.put(key, entry);
-        out.add(new Pending(st, key, r, entry));
-        st.lastSentNanos.put(key, now);
+        out.add(new Pending(st, key, sent, entry));
+        st.lastSent.put(key, now);
       }
     }
     // Every current key is in `enqueued` now, so it holds vanished keys exactly when it is larger;
@@ -419,8 +469,9 @@ public final class Exporter implements AutoCloseable {
         Map.Entry<String, ExportedEntry> e = it.next();
         if (!ts.current.containsKey(e.getKey())) {
           it.remove();
-          st.lastSentNanos.remove(e.getKey());
-          out.add(new Pending(st, e.getKey(), tombstone(ts.target, e.getValue()), e.getValue()));
+          st.lastSent.remove(e.getKey());
+          Record tombstone = tombstone(ts.target, e.getValue()).withSequence(sequences.next());
+          out.add(new Pending(st, e.getKey(), tombstone, e.getValue()));
         }
       }
     }
@@ -444,10 +495,32 @@ public final class Exporter implements AutoCloseable {
     }
   }
 
+  /**
+   * Loads a checkpoint, moves the sequence clock past every sequence in it, and gives every loaded
+   * entry a new sequence, which the heartbeat then repeats.
+   *
+   * <p>Why not keep the checkpointed sequences: the checkpoint may lag what the sink acknowledged
+   * (a {@code kill -9} between two writes). If a newer state of a key was delivered but not
+   * checkpointed, and the object then went back to the checkpointed content, the receiver holds
+   * the newer state with a larger sequence than the checkpoint's; a heartbeat repeating the
+   * checkpointed sequence would be refused forever. A sequence issued now is larger than every
+   * one issued before the restart, so the heartbeat repairs that receiver. Entries of a checkpoint
+   * written before sequences existed are covered by the same rule.
+   */
   private Map<String, ExportedEntry> loadCheckpoint(String target, String sink) {
     try {
       Map<String, ExportedEntry> loaded = checkpoints.load(target, sink);
-      return loaded == null ? Map.of() : loaded;
+      if (loaded == null || loaded.isEmpty()) {
+        return Map.of();
+      }
+      for (ExportedEntry e : loaded.values()) {
+        if (e.sequence() != null) {
+          sequences.observe(e.sequence());
+        }
+      }
+      Map<String, ExportedEntry> out = new LinkedHashMap<>(loaded);
+      out.replaceAll((k, e) -> e.withSequence(sequences.next()));
+      return out;
     } catch (RuntimeException e) {
       LOG.warn("cannot load checkpoint of target {} sink {}; treating it as empty (objects deleted "
           + "while the exporter was down get no tombstone): {}", target, sink, e.toString());
@@ -482,14 +555,16 @@ public final class Exporter implements AutoCloseable {
   /**
    * Re-sends one slice of every target's current set to one sink. Slices come from a hash of
    * (target, key), so the load is spread evenly over the interval. A key sent less than half an
-   * interval ago (its slice came up just after a converge sent it) waits for its next turn, so
-   * every key is re-sent between half and one and a half intervals after it was last sent. Runs
-   * under the target's monitor and reads the current record, so it can only re-send the newest
-   * state: it never overtakes a converge.
+   * interval ago (its slice came up just after a converge sent it, or the checkpoint of the last
+   * run shows it was sent shortly before a restart) waits for its next turn, so every key is
+   * re-sent between half and one and a half intervals after it was last sent, and a restart does
+   * not re-send everything within one interval. Runs under the target's monitor and reads the
+   * current record, so it can only re-send the newest state, with that state's sequence: it never
+   * overtakes a converge. A state the sink refused for good is not offered again.
    */
   private void heartbeatTick(DeliveryChannel channel, int slice) {
-    long now = System.nanoTime();
-    long minAge = channel.options().heartbeatInterval().toNanos() / 2;
+    Instant now = clock.instant();
+    Duration minAge = channel.options().heartbeatInterval().dividedBy(2);
     try {
       for (TargetState ts : targets.values()) {
         synchronized (ts) {
@@ -502,22 +577,37 @@ public final class Exporter implements AutoCloseable {
           }
           List<Pending> out = new ArrayList<>();
           for (Map.Entry<String, Record> e : ts.current.entrySet()) {
-            if (heartbeatSlice(ts.target, e.getKey()) != slice) {
+            String key = e.getKey();
+            if (heartbeatSlice(ts.target, key) != slice) {
               continue;
             }
-            ExportedEntry entry = st.enqueued.get(e.getKey());
-            Long lastSent = st.lastSentNanos.get(e.getKey());
-            if (entry == null || (lastSent != null && now - lastSent < minAge)) {
+            ExportedEntry entry = st.enqueued.get(key);
+            Instant lastSent = st.lastSent.get(key);
+            if (entry == null || (lastSent != null
+                && Duration.between(lastSent, now).compareTo(minAge) < 0)
+                || st.isRefused(key, entry)) {
               continue;
             }
-            out.add(new Pending(st, e.getKey(), e.getValue(), entry));
-            st.lastSentNanos.put(e.getKey(), now);
+            if (entry.sequence() == null) {
+              entry = entry.withSequence(sequences.next());
+              st.enqueued.put(key, entry);
+            }
+            out.add(new Pending(st, key, e.getValue().withSequence(entry.sequence()), entry));
+            st.lastSent.put(key, now);
           }
           channel.enqueue(out);
         }
       }
     } catch (RuntimeException e) {
       LOG.warn("heartbeat of sink {} failed: {}", channel.name(), e.toString());
+    }
+  }
+
+  /** For tests: runs one heartbeat tick of a sink now, as its schedule would. */
+  void heartbeatTick(String sink, int slice) {
+    DeliveryChannel channel = channels.get(sink);
+    if (channel != null) {
+      heartbeatTick(channel, slice);
     }
   }
 
@@ -531,8 +621,12 @@ public final class Exporter implements AutoCloseable {
 
   // ---- checkpoints ------------------------------------------------------------------------------
 
-  /** Writes dirty checkpoints and completes removals whose tombstones were all acknowledged. */
-  private void saveCheckpoints() {
+  /**
+   * Writes dirty checkpoints and completes removals whose tombstones were all acknowledged. The
+   * last write ({@code closing}) also writes states whose send times alone changed, so a graceful
+   * restart resumes the heartbeat where it was without heartbeats costing periodic writes.
+   */
+  private void saveCheckpoints(boolean closing) {
     for (TargetState ts : targets.values()) {
       List<SinkState> states;
       boolean removing;
@@ -541,7 +635,8 @@ public final class Exporter implements AutoCloseable {
         removing = ts.removing;
       }
       for (SinkState st : states) {
-        if (st.dirty.getAndSet(false)) {
+        boolean sendTimes = st.sendTimesChanged.get();
+        if (st.dirty.getAndSet(false) || (closing && sendTimes)) {
           saveNow(st);
         }
       }
@@ -557,6 +652,7 @@ public final class Exporter implements AutoCloseable {
         return;
       }
       try {
+        st.sendTimesChanged.set(false);
         checkpoints.save(st.target, st.sink, Map.copyOf(st.acknowledged));
         if (checkpointFailing) {
           checkpointFailing = false;
@@ -599,6 +695,11 @@ public final class Exporter implements AutoCloseable {
       ts.discarded = true;
       targets.remove(ts.target, ts);
     }
+  }
+
+  /** For tests: runs one periodic checkpoint save now. */
+  void checkpointTick() {
+    saveCheckpoints(false);
   }
 
   /** For tests: the keys enqueued (dedupe state) for a (target, sink). */

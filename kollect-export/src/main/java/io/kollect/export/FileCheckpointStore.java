@@ -32,8 +32,11 @@ import org.slf4j.LoggerFactory;
  * is logged and treated as empty: the cost is a full re-send without tombstones for objects deleted
  * meanwhile, never a stuck exporter.
  *
- * <p>File format: {@code {"version":1,"target":..,"sink":..,"entries":{"<record key>":{"resource":
- * {..},"namespace":..,"name":..,"uid":..,"profile":..,"contentHash":..,"cluster":..}}}}.
+ * <p>File format (version {@value #VERSION}): {@code {"version":2,"target":..,"sink":..,"entries":
+ * {"<record key>":{"resource":{..},"namespace":..,"name":..,"uid":..,"profile":..,"contentHash":..,
+ * "cluster":..,"sequence":..,"lastSentAt":..}}}}. Version 1 files (no {@code sequence}, no {@code
+ * lastSentAt}) are read as they are; a file of a newer version than this code knows is treated as
+ * unreadable rather than misread.
  */
 public final class FileCheckpointStore implements CheckpointStore {
 
@@ -41,6 +44,8 @@ public final class FileCheckpointStore implements CheckpointStore {
   private static final String SUFFIX = ".checkpoint.json";
   private static final String TEMP_SUFFIX = ".tmp";
   private static final int MAX_READABLE_NAME = 160;
+  /** The format written; every version up to it is read. */
+  static final int VERSION = 2;
 
   private static final ObjectMapper MAPPER =
       new ObjectMapper()
@@ -84,6 +89,10 @@ public final class FileCheckpointStore implements CheckpointStore {
       if (doc == null || doc.entries() == null) {
         throw new IOException("no entries");
       }
+      if (doc.version() < 1 || doc.version() > VERSION) {
+        throw new IOException("format version " + doc.version() + " is not one this version of "
+            + "Kollect reads (1 to " + VERSION + ")");
+      }
       if (!target.equals(doc.target()) || !sink.equals(doc.sink())) {
         throw new IOException("file belongs to target " + doc.target() + " sink " + doc.sink());
       }
@@ -105,7 +114,7 @@ public final class FileCheckpointStore implements CheckpointStore {
     Path file = file(target, sink);
     Path temp = file.resolveSibling(file.getFileName() + "." + Thread.currentThread().getId()
         + TEMP_SUFFIX);
-    Document doc = new Document(1, target, sink, new TreeMap<>(entries));
+    Document doc = new Document(VERSION, target, sink, new TreeMap<>(entries));
     try {
       ByteBuffer bytes = ByteBuffer.wrap(MAPPER.writeValueAsBytes(doc));
       try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE,

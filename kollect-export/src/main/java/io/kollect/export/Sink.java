@@ -5,8 +5,14 @@ import java.util.List;
 
 /**
  * A destination for records. Implementations deliver a batch or throw; the {@link Exporter} owns
- * batching, coalescing, retries and ordering, and calls {@link #write} from one thread per sink at a
- * time, so a sink needs no locking of its own.
+ * batching, coalescing, retries and ordering.
+ *
+ * <p>Every batch holds records of <em>one</em> target, and two batches of the same target are
+ * never written at the same time, so per-object order holds and one target's slow or failing
+ * records never hold up another's. By default {@link #write} is called from one thread at a time,
+ * so a sink needs no locking of its own; a sink that returns {@code true} from {@link
+ * #concurrentWrites()} is written by up to {@link SinkOptions#concurrency()} threads at once (for
+ * different targets), so one target's slow write does not delay the others either.
  */
 public interface Sink extends AutoCloseable {
 
@@ -17,9 +23,18 @@ public interface Sink extends AutoCloseable {
    * Delivers a batch. Returns normally only when every record is delivered.
    *
    * @throws SinkException when the batch was not (fully) delivered; {@link
-   *     SinkException#retryable()} tells the exporter whether to try again
+   *     SinkException#retryable()} tells the exporter whether to try again, and a {@link
+   *     RecordsRejectedException} names the records that can never be delivered
    */
   void write(List<Record> batch) throws SinkException;
+
+  /**
+   * Whether {@link #write} may be called concurrently for different targets (default {@code
+   * false}). Return {@code true} only when the implementation is thread-safe.
+   */
+  default boolean concurrentWrites() {
+    return false;
+  }
 
   @Override
   default void close() {}

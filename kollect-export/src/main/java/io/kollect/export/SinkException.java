@@ -3,8 +3,11 @@ package io.kollect.export;
 import java.time.Duration;
 import java.util.Optional;
 
-/** A batch a {@link Sink} did not deliver, and whether and when to try again. */
-public final class SinkException extends Exception {
+/**
+ * A batch a {@link Sink} did not deliver, and whether and when to try again. {@link
+ * RecordsRejectedException} is the one subclass: it names the records that can never be delivered.
+ */
+public sealed class SinkException extends Exception permits RecordsRejectedException {
 
   private final boolean retryable;
   private final transient Duration retryAfter;

@@ -1,8 +1,13 @@
 package io.kollect.export;
 
 import io.kollect.extract.Op;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -21,14 +26,29 @@ final class SinkState {
   Map<String, ExportedEntry> enqueued;
 
   /**
-   * When each current key was last handed to the sink's buffer ({@link System#nanoTime()}), so a
-   * heartbeat does not re-send a record the sink has only just received. Guarded like {@link
-   * #enqueued}.
+   * When each current key was last handed to the sink's buffer (the exporter's clock), so a
+   * heartbeat does not re-send a record the sink has only just received. Seeded from the
+   * checkpoint's {@code lastSentAt}, so a restart does not re-send everything within one interval.
+   * Guarded like {@link #enqueued}.
    */
-  final Map<String, Long> lastSentNanos = new HashMap<>();
+  final Map<String, Instant> lastSent = new HashMap<>();
 
   final ConcurrentHashMap<String, ExportedEntry> acknowledged;
   final AtomicBoolean dirty = new AtomicBoolean();
+
+  /** Only send times changed since the last write: written on close, not by the periodic save. */
+  final AtomicBoolean sendTimesChanged = new AtomicBoolean();
+
+  /**
+   * States the sink refused for good, by key: the refused content hash (the heartbeat skips the key
+   * while its state is still that one) and the reason. A later acknowledgement of the key clears it.
+   */
+  private final ConcurrentHashMap<String, Refused> refused = new ConcurrentHashMap<>();
+
+  private record Refused(String contentHash, String reason) {}
+
+  /** The latest acknowledgement time known from the checkpoint (before this process acknowledged). */
+  final Instant restoredLastAcknowledged;
 
   /** Serialises checkpoint writes with forgetting, so a late save cannot resurrect a deleted one. */
   final Object saveLock = new Object();
@@ -41,19 +61,66 @@ final class SinkState {
     this.sink = sink;
     this.acknowledged = new ConcurrentHashMap<>(checkpoint);
     this.enqueued = new HashMap<>(checkpoint);
+    Instant latest = null;
+    for (Map.Entry<String, ExportedEntry> e : checkpoint.entrySet()) {
+      Instant at = e.getValue().lastSentAt();
+      if (at != null) {
+        lastSent.put(e.getKey(), at);
+        latest = latest == null || at.isAfter(latest) ? at : latest;
+      }
+    }
+    this.restoredLastAcknowledged = latest;
   }
 
-  /** Called on the delivery thread once the sink accepted the record. */
-  void acknowledge(String key, Op op, ExportedEntry entry) {
+  /**
+   * Called on a delivery thread once the sink accepted the record. Marks the checkpoint dirty only
+   * when the durable state changed (a new state or sequence, a removed key): a heartbeat's
+   * acknowledgement only refreshes {@code lastSentAt}, which the next write carries (at the latest
+   * the one on close), so heartbeats cost no periodic checkpoint writes.
+   */
+  void acknowledge(String key, Op op, ExportedEntry entry, Instant now) {
     if (detached) {
       return;
     }
+    refused.remove(key);
     if (op == Op.DELETE) {
-      acknowledged.remove(key);
-    } else {
-      acknowledged.put(key, entry);
+      if (acknowledged.remove(key) != null) {
+        dirty.set(true);
+      }
+      return;
     }
-    dirty.set(true);
+    ExportedEntry before = acknowledged.put(key, entry.withLastSentAt(now));
+    if (before == null || !Objects.equals(before.contentHash(), entry.contentHash())
+        || !Objects.equals(before.sequence(), entry.sequence())) {
+      dirty.set(true);
+    } else {
+      sendTimesChanged.set(true);
+    }
+  }
+
+  /** Called on a delivery thread when the sink refused this state of the key for good. */
+  void refuse(String key, ExportedEntry entry, String reason) {
+    if (!detached) {
+      refused.put(key, new Refused(entry == null ? null : entry.contentHash(), reason));
+    }
+  }
+
+  /** Whether this exact state of the key was refused (so the heartbeat must not offer it again). */
+  boolean isRefused(String key, ExportedEntry entry) {
+    Refused r = refused.get(key);
+    return r != null && entry != null && Objects.equals(r.contentHash(), entry.contentHash());
+  }
+
+  /** The refused states, ordered by key, at most {@code limit}. */
+  List<Rejection> rejections(int limit) {
+    List<Rejection> out = new ArrayList<>();
+    for (Map.Entry<String, Refused> e : new TreeMap<>(refused).entrySet()) {
+      if (out.size() == limit) {
+        break;
+      }
+      out.add(new Rejection(e.getKey(), e.getValue().reason()));
+    }
+    return out;
   }
 
   /**
@@ -65,10 +132,11 @@ final class SinkState {
     acknowledged.forEach((k, e) -> reset.put(k, withoutHash(e)));
     enqueued.forEach((k, e) -> reset.putIfAbsent(k, withoutHash(e)));
     enqueued = reset;
+    refused.clear();
   }
 
   private static ExportedEntry withoutHash(ExportedEntry e) {
     return new ExportedEntry(e.resource(), e.namespace(), e.name(), e.uid(), e.profile(), null,
-        e.cluster());
+        e.cluster(), e.sequence(), e.lastSentAt());
   }
 }

@@ -2,10 +2,13 @@ package io.kollect.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kollect.extract.GroupVersionKind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -98,11 +101,51 @@ class FileCheckpointStoreTest {
   @Test
   void fileHasTheDocumentedFormat() throws IOException {
     FileCheckpointStore store = new FileCheckpointStore(dir);
-    store.save("t", "s", Map.of(A.key(), A));
+    ExportedEntry sent = A.withSequence(1767225600000001L)
+        .withLastSentAt(Instant.parse("2026-01-01T00:00:01Z"));
+    store.save("t", "s", Map.of(A.key(), sent));
     assertThat(Files.readString(store.file("t", "s"))).isEqualTo(
+        "{\"version\":2,\"target\":\"t\",\"sink\":\"s\",\"entries\":{\"apps/Deployment/ns/a\":"
+            + "{\"resource\":{\"group\":\"apps\",\"version\":\"v1\",\"kind\":\"Deployment\"},"
+            + "\"namespace\":\"ns\",\"name\":\"a\",\"uid\":\"uid-a\",\"profile\":\"p1\","
+            + "\"contentHash\":\"h1\",\"cluster\":\"c1\",\"sequence\":1767225600000001,"
+            + "\"lastSentAt\":\"2026-01-01T00:00:01Z\"}}}");
+    assertThat(store.load("t", "s")).containsExactly(Map.entry(A.key(), sent));
+  }
+
+  @Test
+  void aVersionOneCheckpointWrittenBeforeSequencesExistedIsReadOnUpgrade() throws IOException {
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    // byte for byte what the previous release wrote
+    Files.writeString(store.file("t", "s"),
         "{\"version\":1,\"target\":\"t\",\"sink\":\"s\",\"entries\":{\"apps/Deployment/ns/a\":"
             + "{\"resource\":{\"group\":\"apps\",\"version\":\"v1\",\"kind\":\"Deployment\"},"
             + "\"namespace\":\"ns\",\"name\":\"a\",\"uid\":\"uid-a\",\"profile\":\"p1\","
             + "\"contentHash\":\"h1\",\"cluster\":\"c1\"}}}");
+    Map<String, ExportedEntry> loaded = store.load("t", "s");
+    assertThat(loaded).containsExactly(Map.entry(A.key(), A));
+    assertThat(loaded.get(A.key()).sequence()).isNull();
+    assertThat(loaded.get(A.key()).lastSentAt()).isNull();
+  }
+
+  @Test
+  void aCheckpointOfANewerFormatVersionIsNotMisreadButTreatedAsEmpty() throws IOException {
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    store.save("t", "s", Map.of(A.key(), A));
+    Path file = store.file("t", "s");
+    Files.writeString(file, Files.readString(file).replace("\"version\":2", "\"version\":3"));
+    assertThat(store.load("t", "s")).isEmpty();
+  }
+
+  @Test
+  void entriesRoundTripThroughAPlainObjectMapperWithoutTimeModule() throws IOException {
+    // the operator's ConfigMap store serializes entries with such a mapper
+    ObjectMapper plain = new ObjectMapper();
+    ExportedEntry sent = A.withSequence(42L).withLastSentAt(Instant.parse("2026-01-01T00:00:01Z"));
+    String json = plain.writeValueAsString(Map.of(A.key(), sent));
+    assertThat(json).contains("\"lastSentAt\":\"2026-01-01T00:00:01Z\"").contains("\"sequence\":42");
+    Map<String, ExportedEntry> back = plain.readValue(json,
+        new TypeReference<Map<String, ExportedEntry>>() {});
+    assertThat(back).containsExactly(Map.entry(A.key(), sent));
   }
 }
