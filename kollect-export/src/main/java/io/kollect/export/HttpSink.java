@@ -49,8 +49,9 @@ import org.slf4j.LoggerFactory;
  *   <li>401 and 403: retryable too. They reject the credentials, not the records; dropping would
  *       lose state until the next heartbeat, while retrying recovers as soon as a rotated secret
  *       reaches the credential supplier.
- *   <li>413 (Payload Too Large): permanent, so the exporter bisects the batch down to the records
- *       the receiver can never take.
+ *   <li>413 (Payload Too Large): permanent, so the exporter bisects the batch; a single record the
+ *       receiver still refuses is a {@link RecordsRejectedException}: reported, not retried until
+ *       its content changes, and the rest keeps flowing.
  *   <li>any other status (other 4xx, redirects, which are not followed): permanent; the records
  *       are dropped and counted.
  * </ul>
@@ -151,6 +152,12 @@ public final class HttpSink implements Sink {
     return client;
   }
 
+  /** Thread-safe: the JDK client and the TLS context swap are safe for concurrent batches. */
+  @Override
+  public boolean concurrentWrites() {
+    return true;
+  }
+
   @Override
   public String name() {
     return name;
@@ -193,11 +200,16 @@ public final class HttpSink implements Sink {
       message += " (redirects are not followed; point the sink at the final URL)";
     }
     if (status == 413) {
-      // permanent: the exporter bisects the batch, so only records the receiver can never take
-      // are dropped (and offered again by the next change or heartbeat)
-      message += " (payload too large: the receiver refused " + batch.size() + " record"
-          + (batch.size() == 1 ? "" : "s") + " in " + body.length + " bytes"
-          + (config.gzip() ? " gzip-compressed" : "") + ")";
+      String size = body.length + " bytes" + (config.gzip() ? " gzip-compressed" : "");
+      if (batch.size() == 1) {
+        // one record the receiver can never take: refused for good (until its content changes),
+        // reported in the target's delivery status, and it no longer holds up the others
+        throw new RecordsRejectedException(List.of(new Rejection(batch.get(0).key(),
+            message + " (payload too large: record of " + size + " exceeds the receiver's limit)")));
+      }
+      // permanent: the exporter bisects the batch down to the single records the receiver refuses
+      message += " (payload too large: the receiver refused " + batch.size() + " records in "
+          + size + ")";
     }
     throw SinkException.permanent(message, null);
   }

@@ -298,6 +298,21 @@ class HttpSinkTest {
   }
 
   @Test
+  void aSingleRecordRefusedAsTooLargeIsRejectedByKeyNotRetried() throws Exception {
+    HttpSink sink = new HttpSink("http", config());
+    receiver.script(new Status(413, null));
+    List<Record> one = records("t", 1, 1);
+    assertThatThrownBy(() -> sink.write(one))
+        .isInstanceOfSatisfying(RecordsRejectedException.class, e -> {
+          assertThat(e.retryable()).isFalse();
+          assertThat(e.rejections()).singleElement().satisfies(r -> {
+            assertThat(r.key()).isEqualTo(one.get(0).key());
+            assertThat(r.reason()).contains("HTTP 413").contains("exceeds the receiver's limit");
+          });
+        });
+  }
+
+  @Test
   void retryAfterAcceptsSecondsAndHttpDates() {
     Clock clock = Clock.fixed(Instant.parse("2026-11-22T03:00:00Z"), ZoneOffset.UTC);
     assertThat(HttpSink.parseRetryAfter("120", clock)).contains(Duration.ofSeconds(120));
