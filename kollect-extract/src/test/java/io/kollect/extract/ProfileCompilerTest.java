@@ -67,7 +67,6 @@ class ProfileCompilerTest {
         - {group: apps, version: v1, kind: Deployment, helmRelease: true, labels: [""]}
         """);
     assertThat(problems).containsExactly(
-        "resources[0].fields[0] \"pw\": Secret data is only extracted with includeSecretData: true",
         "resources[0].fields[1] \"r\": paths under release need helmRelease: true on the resource",
         "resources[1]: duplicate resource v1/Secret (also resources[0])",
         "resources[2]: helmRelease applies only to v1 Secret and v1 ConfigMap (Helm's storage drivers)",
