@@ -72,7 +72,7 @@ final class CompiledRule {
     this.reach = new Trie();
     this.secretData = new SecretDataView(options);
     for (CompiledField f : fields) {
-      reach.add(f.translated.readsRoot() ? List.of() : f.translated.staticPrefix());
+      reach.add(f.path.readsRoot() ? List.of() : f.path.staticPrefix());
     }
   }
 

@@ -1,7 +1,5 @@
 package io.kollect.extract;
 
-import com.jayway.jsonpath.InvalidPathException;
-import com.jayway.jsonpath.JsonPath;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -183,19 +181,11 @@ public final class ProfileCompiler {
       problems.add(new ProfileValidationException.Problem(floc, "path is empty"));
       return null;
     }
-    KubectlPath.Translated t;
+    KubectlPath t;
     try {
-      t = KubectlPath.translate(f.path());
+      t = KubectlPath.parse(f.path());
     } catch (PathSyntaxException e) {
       problems.add(new ProfileValidationException.Problem(floc, e.getMessage()));
-      return null;
-    }
-    JsonPath compiled;
-    try {
-      compiled = JsonPath.compile(t.jayway());
-    } catch (InvalidPathException e) {
-      problems.add(new ProfileValidationException.Problem(
-          floc, "invalid path: " + firstLine(e.getMessage())));
       return null;
     }
     List<String> prefix = t.staticPrefix();
@@ -205,7 +195,7 @@ public final class ProfileCompiler {
           floc, "paths under release need helmRelease: true on the resource"));
     }
     return problems.size() == before
-        ? new CompiledField(f.name(), f.path(), t, compiled, reducer, f.list(), f.defaultValue())
+        ? new CompiledField(f.name(), f.path(), t, reducer, f.list(), f.defaultValue())
         : null;
   }
 
@@ -223,9 +213,5 @@ public final class ProfileCompiler {
 
   private static String abbreviate(String s) {
     return s.length() <= 20 ? s : s.substring(0, 20) + "...";
-  }
-
-  private static String firstLine(String s) {
-    return s == null ? "" : s.lines().findFirst().orElse("");
   }
 }
