@@ -62,6 +62,15 @@ class KubectlPathTest {
   }
 
   @Test
+  void kollectsExtensionsWhereKubectlPrintsNothingOrFails() throws Exception {
+    assertThat(matches(".metadata.labels[*]")).isEqualTo("[\"shop\",\"quoted\"]");
+    assertThat(matches(".status..*")).contains("\"Ready\"", "\"False\"");
+    assertThat(matches("{\"text\"}")).isEqualTo("[\"text\"]");
+    assertThat(matches(".spec.containers[?(@.name == $.spec.containers[2].name)].image")).isEqualTo("[\"i3\"]");
+    assertThat(matches(".spec.containers[?(@.name == 1)].image")).as("a type mismatch matches nothing").isEqualTo("[]");
+  }
+
+  @Test
   void staticPrefixStopsAtTheFirstDynamicSegment() throws Exception {
     assertThat(KubectlPath.parse(".spec.template.spec.containers[*].image").staticPrefix())
         .containsExactly("spec", "template", "spec", "containers");
