@@ -163,6 +163,13 @@ final class CompiledRule {
         v = withoutLastApplied(v);
       }
       Trie child = trie == null ? null : trie.children.get(k);
+      if (configMap && k.equals("data") && v.has("release") && HelmReleaseDecoder.isRelease(object, false)) {
+        // Helm's ConfigMap driver: data.release is the whole release (values included) merely
+        // encoded; outside a helmRelease rule it is described like a Secret value, never copied.
+        ObjectNode data = ((ObjectNode) v).deepCopy();
+        data.set("release", secretData.describe(data.get("release")));
+        v = data;
+      }
       if (secret && SecretDataView.holdsSecretValues(k)) {
         // Metadata only, built by Kollect: nothing in it is a secret, so key-name scrubbing (a
         // key named "password" is the usual case) must not hide its length and digest.

@@ -77,6 +77,11 @@ final class SecretDataView {
     return out;
   }
 
+  /** The metadata of one plain (not base64) value, e.g. a Helm release in a ConfigMap. */
+  ObjectNode describe(JsonNode value) {
+    return describe(bytes(value, false));
+  }
+
   private static byte[] bytes(JsonNode v, boolean base64) {
     String text = v.isTextual() ? v.textValue() : v.toString();
     if (base64) {

@@ -156,6 +156,19 @@ class SecretMetadataTest {
   }
 
   @Test
+  void aHelmReleaseInAConfigMapIsOnlyMetadataToAPlainConfigMapRule() {
+    JsonNode cm = TestObjects.yaml(HelmReleaseFixtures.configMapYaml(HelmReleaseFixtures.releaseJson("shop-db.v3.release.json")));
+    String blob = cm.path("data").path("release").textValue();
+    Record r = profile("resources: [{version: v1, kind: ConfigMap, fields: [{name: all, path: '..*'}, {name: r, path: .data.release}]}]",
+        ExtractOptions.none()).extract(cm, CTX).orElseThrow();
+    assertThat(r.fields().get("r").toString()).isEqualTo("{\"length\":" + blob.length() + "}");
+    assertThat(Records.toJsonLine(r)).doesNotContain(blob.substring(0, 40), blob.substring(blob.length() - 40));
+    JsonNode plain = TestObjects.yaml("{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {release: v1.2.3}}");
+    assertThat(profile("resources: [{version: v1, kind: ConfigMap, fields: [{name: r, path: .data.release}]}]", ExtractOptions.none())
+        .extract(plain, CTX).orElseThrow().fields().get("r").textValue()).as("not a Helm ConfigMap").isEqualTo("v1.2.3");
+  }
+
+  @Test
   void extractOptionsNeverPrintTheKeyAndOwnACopy() {
     byte[] key = "s3cr3t-key".getBytes(StandardCharsets.UTF_8);
     ExtractOptions o = new ExtractOptions(key);
