@@ -255,6 +255,12 @@ final class CompiledRule {
       // data.<key>.certificate.notAfter exists only in the metadata view; the store keeps the value.
       out.replaceAll(p -> p.size() > 2 && SecretDataView.holdsSecretValues(p.get(0)) ? p.subList(0, 2) : p);
     }
+    if (configMap && !selectsHelmReleasesOnly() && out.stream().anyMatch(p -> p.get(0).equals("data"))) {
+      // A Helm ConfigMap's data.release is described, not copied: the owner label must be kept
+      // to recognise one in a projected object, and data.release.length only exists in the view.
+      out.replaceAll(p -> p.size() > 2 && p.get(0).equals("data") && p.get(1).equals("release") ? p.subList(0, 2) : p);
+      out.add(List.of("metadata", "labels", "owner"));
+    }
     return dedupe(out);
   }
 

@@ -163,6 +163,11 @@ class SecretMetadataTest {
         ExtractOptions.none()).extract(cm, CTX).orElseThrow();
     assertThat(r.fields().get("r").toString()).isEqualTo("{\"length\":" + blob.length() + "}");
     assertThat(Records.toJsonLine(r)).doesNotContain(blob.substring(0, 40), blob.substring(blob.length() - 40));
+    CompiledProfile lengthOnly = profile("resources: [{version: v1, kind: ConfigMap, fields: [{name: n, path: .data.release.length}]}]",
+        ExtractOptions.none());
+    assertThat(lengthOnly.keepPaths(new GroupVersionKind("", "v1", "ConfigMap")))
+        .as("a projection store keeps what recognises and describes a Helm ConfigMap")
+        .contains(List.of("data", "release"), List.of("metadata", "labels", "owner"));
     JsonNode plain = TestObjects.yaml("{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {release: v1.2.3}}");
     assertThat(profile("resources: [{version: v1, kind: ConfigMap, fields: [{name: r, path: .data.release}]}]", ExtractOptions.none())
         .extract(plain, CTX).orElseThrow().fields().get("r").textValue()).as("not a Helm ConfigMap").isEqualTo("v1.2.3");
