@@ -16,9 +16,15 @@ public final class CompiledProfile {
 
   private final String name;
   private final Map<GroupVersionKind, CompiledRule> rules;
+  private final List<String> warnings;
 
   CompiledProfile(String name, List<CompiledRule> rules) {
+    this(name, rules, List.of());
+  }
+
+  CompiledProfile(String name, List<CompiledRule> rules, List<String> warnings) {
     this.name = name;
+    this.warnings = List.copyOf(warnings);
     Map<GroupVersionKind, CompiledRule> m = new LinkedHashMap<>();
     for (CompiledRule r : rules) {
       m.put(r.gvk, r);
@@ -29,6 +35,15 @@ public final class CompiledProfile {
   /** The profile's name, copied into every record. */
   public String name() {
     return name;
+  }
+
+  /**
+   * Settings that were accepted but have no effect, each naming the field and what happens
+   * instead, e.g. {@code resources[0].includeSecretData is ignored: Secret values are never
+   * exported; ...}. Hosts show them (a status condition, a CLI warning); empty for most profiles.
+   */
+  public List<String> warnings() {
+    return warnings;
   }
 
   /** The resource types this profile collects, in profile order. */

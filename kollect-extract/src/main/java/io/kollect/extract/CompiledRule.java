@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
  * that says which parts of an object its paths can reach.
  *
  * <p>Extraction first builds a <em>view</em>: only the reachable parts of the object, scrubbed,
- * without Secret data (unless opted in) and without the last-applied annotation; with {@code
+ * with a core Secret's {@code data}/{@code stringData} replaced by {@link SecretDataView}'s
+ * per-key metadata (never the values) and without the last-applied annotation; with {@code
  * helmRelease} the decoded release is added under {@code release} and the raw {@code data} is
  * left out. Paths are then evaluated on the view. Scrubbing before evaluation is what keeps a
  * filter such as {@code env[?(@.name=="DB_PASSWORD")].value} from leaking: by the time the path
@@ -35,6 +36,7 @@ final class CompiledRule {
   private final boolean secret;
   private final boolean configMap;
   private final Trie reach;
+  private final SecretDataView secretData;
 
   /** Which object keys paths can reach: {@code whole} means everything below this point. */
   static final class Trie {
@@ -55,6 +57,10 @@ final class CompiledRule {
   }
 
   CompiledRule(ResourceRule rule, List<CompiledField> fields) {
+    this(rule, fields, ExtractOptions.none());
+  }
+
+  CompiledRule(ResourceRule rule, List<CompiledField> fields, ExtractOptions options) {
     this.rule = rule;
     this.gvk = rule.gvk();
     this.fields = List.copyOf(fields);
@@ -64,8 +70,9 @@ final class CompiledRule {
     this.secret = gvk.group().isEmpty() && gvk.kind().equals("Secret");
     this.configMap = gvk.group().isEmpty() && gvk.kind().equals("ConfigMap");
     this.reach = new Trie();
+    this.secretData = new SecretDataView(options);
     for (CompiledField f : fields) {
-      reach.add(f.translated.readsRoot() ? List.of() : f.translated.staticPrefix());
+      reach.add(f.path.readsRoot() ? List.of() : f.path.staticPrefix());
     }
   }
 
@@ -156,14 +163,39 @@ final class CompiledRule {
         v = withoutLastApplied(v);
       }
       Trie child = trie == null ? null : trie.children.get(k);
+      if (configMap && k.equals("data") && v.has("release") && HelmReleaseDecoder.isRelease(object, false)) {
+        // Helm's ConfigMap driver: data.release is the whole release (values included) merely
+        // encoded; outside a helmRelease rule it is described like a Secret value, never copied.
+        ObjectNode data = ((ObjectNode) v).deepCopy();
+        data.set("release", secretData.describe(data.get("release")));
+        v = data;
+      }
+      if (secret && SecretDataView.holdsSecretValues(k)) {
+        // Metadata only, built by Kollect: nothing in it is a secret, so key-name scrubbing (a
+        // key named "password" is the usual case) must not hide its length and digest.
+        view.set(k, prune(secretData.describe(v, k.equals("data")), child));
+        continue;
+      }
       view.set(k, projectChild(object, k, v, child));
     }
   }
 
-  private boolean isWithheld(String topKey) {
-    if (secret && !rule.includeSecretData() && (topKey.equals("data") || topKey.equals("stringData"))) {
-      return true;
+  /** The parts of a trusted (already safe) node that the trie reaches. */
+  private static JsonNode prune(JsonNode value, Trie trie) {
+    if (trie == null || trie.whole || !value.isObject()) {
+      return value;
     }
+    ObjectNode out = JsonNodeFactory.instance.objectNode();
+    for (Map.Entry<String, Trie> c : trie.children.entrySet()) {
+      JsonNode v = value.get(c.getKey());
+      if (v != null) {
+        out.set(c.getKey(), prune(v, c.getValue()));
+      }
+    }
+    return out;
+  }
+
+  private boolean isWithheld(String topKey) {
     return selectsHelmReleasesOnly() && (topKey.equals("data") || topKey.equals("binaryData"));
   }
 
@@ -219,6 +251,16 @@ final class CompiledRule {
       }
     }
     collect(reach, new ArrayList<>(), out);
+    if (secret) {
+      // data.<key>.certificate.notAfter exists only in the metadata view; the store keeps the value.
+      out.replaceAll(p -> p.size() > 2 && SecretDataView.holdsSecretValues(p.get(0)) ? p.subList(0, 2) : p);
+    }
+    if (configMap && !selectsHelmReleasesOnly() && out.stream().anyMatch(p -> p.get(0).equals("data"))) {
+      // A Helm ConfigMap's data.release is described, not copied: the owner label must be kept
+      // to recognise one in a projected object, and data.release.length only exists in the view.
+      out.replaceAll(p -> p.size() > 2 && p.get(0).equals("data") && p.get(1).equals("release") ? p.subList(0, 2) : p);
+      out.add(List.of("metadata", "labels", "owner"));
+    }
     return dedupe(out);
   }
 

@@ -1,7 +1,5 @@
 package io.kollect.extract;
 
-import com.jayway.jsonpath.InvalidPathException;
-import com.jayway.jsonpath.JsonPath;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,14 +23,33 @@ public final class ProfileCompiler {
    * @throws ProfileValidationException listing every problem found
    */
   public static CompiledProfile compile(String profileName, ProfileSpec spec) {
+    return compile(profileName, spec, ExtractOptions.none());
+  }
+
+  /**
+   * Compiles a profile with host-given options (the Secret digest key).
+   *
+   * @param profileName the name written into every record's {@code profile}
+   * @param options see {@link ExtractOptions}; {@link ExtractOptions#none()} for no digest key
+   * @throws ProfileValidationException listing every problem found
+   */
+  public static CompiledProfile compile(String profileName, ProfileSpec spec, ExtractOptions options) {
+    if (options == null) {
+      throw new IllegalArgumentException("options must not be null (use ExtractOptions.none())");
+    }
     List<ProfileValidationException.Problem> problems = new ArrayList<>();
+    List<String> warnings = new ArrayList<>();
     List<CompiledRule> rules = new ArrayList<>();
     if (spec == null || spec.resources().isEmpty()) {
       problems.add(new ProfileValidationException.Problem("resources", "at least one resource is required"));
     } else {
       Map<GroupVersionKind, Integer> seen = new HashMap<>();
       for (int i = 0; i < spec.resources().size(); i++) {
-        CompiledRule r = compileRule(i, spec.resources().get(i), seen, problems);
+        CompiledRule r = compileRule(i, spec.resources().get(i), seen, problems, options);
+        ResourceRule rule = spec.resources().get(i);
+        if (rule != null && rule.includeSecretData()) {
+          warnings.add("resources[" + i + "].includeSecretData is ignored: " + INCLUDE_SECRET_DATA_IGNORED);
+        }
         if (r != null) {
           rules.add(r);
         }
@@ -41,8 +58,13 @@ public final class ProfileCompiler {
     if (!problems.isEmpty()) {
       throw new ProfileValidationException(profileName, problems);
     }
-    return new CompiledProfile(profileName, rules);
+    return new CompiledProfile(profileName, rules, warnings);
   }
+
+  static final String INCLUDE_SECRET_DATA_IGNORED =
+      "Secret values are never exported; paths into data/stringData see per key its length, "
+          + "an HMAC-SHA256 digest (when a digest key is configured) and, for PEM certificates, "
+          + "subject, issuer, SANs, notBefore and notAfter";
 
   /**
    * Loads a profile file ({@link ProfileLoader#loadNamed}) and compiles it under its {@code
@@ -52,12 +74,20 @@ public final class ProfileCompiler {
    * @throws ProfileValidationException naming the file, listing every problem found
    */
   public static CompiledProfile compile(Path profileFile) {
+    return compile(profileFile, ExtractOptions.none());
+  }
+
+  /**
+   * Like {@link #compile(Path)}, with host-given options (the Secret digest key of {@code kollect
+   * extract --digest-key-file}).
+   */
+  public static CompiledProfile compile(Path profileFile, ExtractOptions options) {
     String source = profileFile.toString();
     ProfileLoader.Parsed parsed = ProfileLoader.parseCollecting(ProfileLoader.read(profileFile), source);
     List<ProfileValidationException.Problem> problems = new ArrayList<>(parsed.problems());
     CompiledProfile compiled = null;
     try {
-      compiled = compile(parsed.named().name(), parsed.named().spec());
+      compiled = compile(parsed.named().name(), parsed.named().spec(), options);
     } catch (ProfileValidationException e) {
       problems.addAll(e.problems());
     }
@@ -72,7 +102,8 @@ public final class ProfileCompiler {
       int index,
       ResourceRule rule,
       Map<GroupVersionKind, Integer> seen,
-      List<ProfileValidationException.Problem> problems) {
+      List<ProfileValidationException.Problem> problems,
+      ExtractOptions options) {
     String loc = "resources[" + index + "]";
     int before = problems.size();
     if (rule == null) {
@@ -121,16 +152,16 @@ public final class ProfileCompiler {
               floc, "duplicate field name (also fields[" + other + "])"));
         }
       }
-      CompiledField cf = compileField(floc, f, rule, coreSecret, problems);
+      CompiledField cf = compileField(floc, f, rule, problems);
       if (cf != null) {
         fields.add(cf);
       }
     }
-    return problems.size() == before ? new CompiledRule(rule, fields) : null;
+    return problems.size() == before ? new CompiledRule(rule, fields, options) : null;
   }
 
   private static CompiledField compileField(
-      String floc, FieldRule f, ResourceRule rule, boolean coreSecret,
+      String floc, FieldRule f, ResourceRule rule,
       List<ProfileValidationException.Problem> problems) {
     int before = problems.size();
     Reducer reducer = null;
@@ -150,34 +181,21 @@ public final class ProfileCompiler {
       problems.add(new ProfileValidationException.Problem(floc, "path is empty"));
       return null;
     }
-    KubectlPath.Translated t;
+    KubectlPath t;
     try {
-      t = KubectlPath.translate(f.path());
+      t = KubectlPath.parse(f.path());
     } catch (PathSyntaxException e) {
       problems.add(new ProfileValidationException.Problem(floc, e.getMessage()));
       return null;
     }
-    JsonPath compiled;
-    try {
-      compiled = JsonPath.compile(t.jayway());
-    } catch (InvalidPathException e) {
-      problems.add(new ProfileValidationException.Problem(
-          floc, "invalid path: " + firstLine(e.getMessage())));
-      return null;
-    }
     List<String> prefix = t.staticPrefix();
-    if (coreSecret && !rule.includeSecretData() && !prefix.isEmpty()
-        && (prefix.get(0).equals("data") || prefix.get(0).equals("stringData"))) {
-      problems.add(new ProfileValidationException.Problem(
-          floc, "Secret " + prefix.get(0) + " is only extracted with includeSecretData: true"));
-    }
     if (!rule.helmRelease() && !prefix.isEmpty() && prefix.get(0).equals("release")
         && rule.group().isEmpty() && ("Secret".equals(rule.kind()) || "ConfigMap".equals(rule.kind()))) {
       problems.add(new ProfileValidationException.Problem(
           floc, "paths under release need helmRelease: true on the resource"));
     }
     return problems.size() == before
-        ? new CompiledField(f.name(), f.path(), t, compiled, reducer, f.list(), f.defaultValue())
+        ? new CompiledField(f.name(), f.path(), t, reducer, f.list(), f.defaultValue())
         : null;
   }
 
@@ -195,9 +213,5 @@ public final class ProfileCompiler {
 
   private static String abbreviate(String s) {
     return s.length() <= 20 ? s : s.substring(0, 20) + "...";
-  }
-
-  private static String firstLine(String s) {
-    return s == null ? "" : s.lines().findFirst().orElse("");
   }
 }

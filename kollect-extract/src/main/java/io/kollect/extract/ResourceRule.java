@@ -15,7 +15,10 @@ import java.util.List;
  * @param annotations glob allow-list of annotation keys to copy (none when empty); the
  *     last-applied-configuration annotation is never copied
  * @param scrubKeys extra glob patterns on key names whose values are replaced by {@code ********}
- * @param includeSecretData opt-in to extracting {@code data}/{@code stringData} of Secrets
+ * @param includeSecretData accepted so that existing profiles keep loading, and ignored: Secret
+ *     values are never exported; paths into a Secret's {@code data}/{@code stringData} always see
+ *     per-key metadata (length, keyed digest, certificate metadata), and {@link
+ *     CompiledProfile#warnings()} says so
  * @param helmRelease opt-in to decoding Helm 3 release storage (Secret/ConfigMap) so that paths
  *     can address the decoded release under {@code $.release}
  */

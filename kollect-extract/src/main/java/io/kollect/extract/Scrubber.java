@@ -16,16 +16,20 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Replaces values under sensitive keys with {@value #MASK}. A key is sensitive when one of its
- * words (split at camelCase, {@code _ - . /} and spaces) is in {@link #SENSITIVE_WORDS}, two
- * adjacent words form one of {@link #SENSITIVE_PAIRS}, or it matches one of the profile's {@code
- * scrubKeys} globs; {@link #REFERENCE_KEYS} and keys whose last word names a reference ({@code
- * secretName}, {@code passwordFile}) are not. Keep docs/profile-reference.md in step.
+ * Replaces values under sensitive keys with {@value #MASK}. A key is split into <em>segments</em>
+ * at camelCase, letter/digit boundaries and every character that is not a letter or digit ({@code
+ * _ - . /}, spaces); it is sensitive when a segment is one of {@link #SENSITIVE_WORDS}, two adjacent
+ * segments form one of {@link #SENSITIVE_PAIRS}, a segment that is one run of letters ends with one
+ * of {@link #SENSITIVE_SUFFIXES} ({@code PGPASSWORD}, {@code GITHUBTOKEN}), or it matches one of the
+ * profile's {@code scrubKeys} globs; {@link #REFERENCE_KEYS} and keys whose last segment names a
+ * reference ({@code secretName}, {@code passwordFile}) are not. Segments, not substrings: {@code
+ * tokenizedPayments} and {@code tokenizerModel} are kept. Keep docs/profile-reference.md in step.
  *
  * <p>Besides keys, it scrubs name/value pairs by name ({@code env}, Helm {@code set}), the argument
- * after a sensitive flag in string lists ({@code ["--token", "x"]}), and inside strings: {@code
+ * after a sensitive flag in string lists ({@code ["--token", "x"]}), and inside any string: {@code
  * --password=x}, {@code --token x}, {@code password=x}, {@code "password": "x"}, {@code password:
- * x} lines, and the password of URL user info ({@code https://user:x@host}).
+ * x} lines, and well-known secret shapes whatever key they are under: PEM private key blocks, JSON
+ * Web Tokens, and the password of URL user info ({@code https://user:x@host}).
  */
 final class Scrubber {
 
@@ -45,13 +49,13 @@ final class Scrubber {
           "connection string", "client key", "master key");
 
   /**
-   * Terms that make a key sensitive wherever they occur in it, even inside one all-caps word
-   * ({@code PGPASSWORD}, {@code GITHUBTOKEN}); the short, ambiguous terms ({@code pwd}, {@code
-   * auth}, {@code pass}) only count as whole words.
+   * Words that also make a key sensitive at the end of a segment that is one run of letters
+   * ({@code PGPASSWORD}, {@code GITHUBTOKEN}, {@code rootpassword}); the short, ambiguous words
+   * ({@code pwd}, {@code auth}, {@code pass}: {@code compass}, {@code oauth}) only count whole.
    */
-  static final List<String> SENSITIVE_SUBSTRINGS =
-      List.of("password", "passwd", "passphrase", "secret", "token", "apikey", "credential",
-          "privatekey", "accesskey");
+  static final List<String> SENSITIVE_SUFFIXES =
+      List.of("password", "passwords", "passwd", "passphrase", "secret", "secrets", "token", "tokens",
+          "apikey", "accesskey", "privatekey", "secretkey", "credential", "credentials");
 
   /** Kubernetes keys whose values are references to secrets, never secrets themselves. */
   static final Set<String> REFERENCE_KEYS =
@@ -64,7 +68,7 @@ final class Scrubber {
 
   private static final String[] PRECHECK = {
     "pass", "pwd", "secret", "token", "key", "cred", "auth", "cookie", "bearer", "session",
-    "connection", "dsn"
+    "connection", "dsn", "private key", "eyj"
   };
 
   private static final Pattern FLAG_ASSIGN =
@@ -78,10 +82,16 @@ final class Scrubber {
   private static final Pattern YAML_LINE =
       Pattern.compile("(?m)^(\\s*-?\\s*[\"']?)([A-Za-z_][A-Za-z0-9_.-]*)([\"']?\\s*:[ \\t]+)(\\S[^\\r\\n]*)$");
   private static final Pattern URL_USERINFO =
-      Pattern.compile("(://[^:/@\\s]+:)([^@/\\s]+)(@)");
+      Pattern.compile("(://[^:/@\\s]*:)([^@/\\s]+)(@)");
+  /** A PEM private key block (PKCS#1, PKCS#8, EC, OpenSSH, PGP); an unterminated one to the end. */
+  private static final Pattern PEM_PRIVATE_KEY =
+      Pattern.compile("-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]*-----[\\s\\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]*-----|\\z)");
+  /** A JSON Web Token: base64url header and payload that both start as a JSON object. */
+  private static final Pattern JWT =
+      Pattern.compile("(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\\.eyJ[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]*");
   private static final Pattern FLAG_ONLY = Pattern.compile("--?([A-Za-z0-9_.-]+)");
   private static final Pattern WORD_BOUNDARY =
-      Pattern.compile("(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[^A-Za-z0-9]+");
+      Pattern.compile("(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])|[^A-Za-z0-9]+");
 
   private static final int MEMO_LIMIT = 8192;
   private static final Map<String, Boolean> BUILT_IN_MEMO = new ConcurrentHashMap<>();
@@ -138,17 +148,21 @@ final class Scrubber {
     if (words.size() > 1 && REFERENCE_LAST_WORDS.contains(words.get(words.size() - 1))) {
       return false;
     }
-    String joined = String.join("", words);
-    for (String term : SENSITIVE_SUBSTRINGS) {
-      if (joined.contains(term)) {
-        return true;
-      }
-    }
     for (int i = 0; i < words.size(); i++) {
-      if (SENSITIVE_WORDS.contains(words.get(i))) {
+      String w = words.get(i);
+      if (SENSITIVE_WORDS.contains(w) || endsWithSensitiveWord(w)) {
         return true;
       }
       if (i + 1 < words.size() && SENSITIVE_PAIRS.contains(words.get(i) + " " + words.get(i + 1))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean endsWithSensitiveWord(String segment) {
+    for (String suffix : SENSITIVE_SUFFIXES) {
+      if (segment.length() > suffix.length() && segment.endsWith(suffix)) {
         return true;
       }
     }
@@ -280,6 +294,12 @@ final class Scrubber {
     }
     if (r.indexOf(':') >= 0) {
       r = replaceSensitive(YAML_LINE, r, 2, 4);
+    }
+    if (r.contains("PRIVATE KEY")) {
+      r = PEM_PRIVATE_KEY.matcher(r).replaceAll(MASK);
+    }
+    if (r.contains("eyJ")) {
+      r = JWT.matcher(r).replaceAll(MASK);
     }
     if (r.contains("://") && r.indexOf('@') >= 0) {
       Matcher m = URL_USERINFO.matcher(r);

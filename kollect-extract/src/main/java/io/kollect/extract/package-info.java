@@ -7,8 +7,10 @@
  * io.kollect.extract.ProfileCompiler} validates it, reporting every problem at once, and compiles
  * every path once, and {@link io.kollect.extract.CompiledProfile#extract} produces records. {@link
  * io.kollect.extract.Records} (de)serialises records and computes the content hash. Paths are
- * kubectl JSONPath, evaluated by Jayway json-path after translation; no value under a sensitive
- * key leaves this package unscrubbed; Helm 3 release storage is decoded on request. The schema,
+ * kubectl JSONPath with kubectl's semantics (client-go's own test table passes); no value under a
+ * sensitive key leaves this package unscrubbed, and a Secret's values never leave at all (paths see
+ * their length, a keyed digest and certificate metadata, {@link io.kollect.extract.ExtractOptions});
+ * Helm 3 release storage is decoded on request. The schema,
  * path dialect, reducers and the sensitive key list are documented in {@code
  * docs/profile-reference.md}. Golden tests for profiles live in {@link io.kollect.extract.golden}.
  * This module has no Kubernetes client dependency.

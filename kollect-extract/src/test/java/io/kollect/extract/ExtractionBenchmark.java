@@ -3,7 +3,6 @@ package io.kollect.extract;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.jayway.jsonpath.JsonPath;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,13 +25,10 @@ import org.openjdk.jmh.infra.Blackhole;
  * <ul>
  *   <li>{@code compiledProfile}: {@link CompiledProfile#extract}, the whole record: projection,
  *       scrubbing, 10 paths, labels, content hash;
- *   <li>{@code compiledPathsOnly}: the same 10 translated paths, compiled once, evaluated with
- *       nothing else (what path compilation alone buys);
- *   <li>{@code uncompiledPathStringPerCall}: the path-per-call baseline, {@code
- *       JsonPath.parse(object).read(pathString)} for every field of every object (Jayway's
- *       default LRU path cache is in play, as it would be for a naive user);
- *   <li>{@code uncompiledCompilePerCall}: {@code JsonPath.compile(pathString)} per field per object,
- *       the cost of a path-per-call evaluator without any cache.
+ *   <li>{@code compiledPathsOnly}: the same 10 paths, parsed once, evaluated with nothing else
+ *       (what path compilation alone buys);
+ *   <li>{@code uncompiledParsePerCall}: {@code KubectlPath.parse(pathString)} per field per
+ *       object, the cost of a path-per-call evaluator without any cache.
  * </ul>
  *
  * Run: {@code ./mvnw -q -o -pl kollect-extract test-compile exec:exec -Pbench}
@@ -65,7 +61,7 @@ public class ExtractionBenchmark {
 
   CompiledProfile profile;
   List<JsonNode> deployments;
-  List<JsonPath> compiledPaths;
+  List<KubectlPath> compiledPaths;
   List<String> pathStrings;
   RecordContext ctx;
 
@@ -76,9 +72,8 @@ public class ExtractionBenchmark {
     compiledPaths = new ArrayList<>();
     pathStrings = new ArrayList<>();
     for (FieldRule f : ProfileLoader.parse(PROFILE, "bench.yaml").resources().get(0).fields()) {
-      String jayway = KubectlPath.translate(f.path()).jayway();
-      pathStrings.add(jayway);
-      compiledPaths.add(JsonPath.compile(jayway));
+      pathStrings.add(f.path());
+      compiledPaths.add(KubectlPath.parse(f.path()));
     }
     ctx = new RecordContext("bench", "bench/bench", Instant.EPOCH);
     if (profile.extract(deployments.get(0), ctx).orElseThrow().fields().size() != 10) {
@@ -98,28 +93,18 @@ public class ExtractionBenchmark {
   @OperationsPerInvocation(OBJECTS)
   public void compiledPathsOnly(Blackhole bh) {
     for (JsonNode d : deployments) {
-      for (JsonPath p : compiledPaths) {
-        bh.consume((Object) p.read(d, CompiledField.JAYWAY));
+      for (KubectlPath p : compiledPaths) {
+        bh.consume(p.matches(d));
       }
     }
   }
 
   @Benchmark
   @OperationsPerInvocation(OBJECTS)
-  public void uncompiledPathStringPerCall(Blackhole bh) {
+  public void uncompiledParsePerCall(Blackhole bh) throws Exception {
     for (JsonNode d : deployments) {
       for (String p : pathStrings) {
-        bh.consume((Object) JsonPath.parse(d, CompiledField.JAYWAY).read(p));
-      }
-    }
-  }
-
-  @Benchmark
-  @OperationsPerInvocation(OBJECTS)
-  public void uncompiledCompilePerCall(Blackhole bh) {
-    for (JsonNode d : deployments) {
-      for (String p : pathStrings) {
-        bh.consume((Object) JsonPath.compile(p).read(d, CompiledField.JAYWAY));
+        bh.consume(KubectlPath.parse(p).matches(d));
       }
     }
   }

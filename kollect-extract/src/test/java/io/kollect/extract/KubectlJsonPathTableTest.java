@@ -110,7 +110,7 @@ class KubectlJsonPathTableTest {
     if (value == null) {
       return "";
     }
-    boolean list = !com.jayway.jsonpath.JsonPath.compile(KubectlPath.translate(path).jayway()).isDefinite();
+    boolean list = !KubectlPath.parse(path).isDefinite();
     if (!list) {
       return print(value);
     }

@@ -26,7 +26,9 @@ class ScrubbingPropertyTest {
   static final List<String> SENSITIVE = List.of(
       "password", "DB_PASSWORD", "PGPASSWORD", "apiKey", "x-api-key", "client_secret", "authToken",
       "Authorization", "credentials", "privateKey", "cookie", "aws_access_key_id", "passwd", "pwd",
-      "ssh-passphrase", "GITHUB_TOKEN", "connectionString", "auth");
+      "ssh-passphrase", "GITHUB_TOKEN", "connectionString", "auth",
+      // issue 12: segment forms and one-run keys matched by their ending
+      "dbPassword", "api-key", "AWS_SECRET_ACCESS_KEY", "client.secret", "GITHUBTOKEN", "MYSQL_ROOTPASSWORD");
   static final List<String> NEUTRAL = List.of(
       "spec", "items", "config", "nested", "a", "b", "replicas", "image", "env", "mode", "x.y/z", "value", "name");
 
@@ -87,8 +89,22 @@ class ScrubbingPropertyTest {
       }
     }
 
+    /** A well-known secret shape around a marker, placed under any key. */
+    String secretShape() {
+      String m = marker();
+      switch (random.nextInt(3)) {
+        case 0:
+          return "postgres://" + (random.nextBoolean() ? "user" : "") + ":" + m + "@db:5432/x";
+        case 1:
+          return "-----BEGIN " + (random.nextBoolean() ? "RSA " : "") + "PRIVATE KEY-----\nMIIE" + m
+              + "\n-----END " + "PRIVATE KEY-----";
+        default:
+          return "Bearer eyJhbGciOiJIUzI1NiJ9.eyJ" + m + "x." + m;
+      }
+    }
+
     JsonNode node(int depth) {
-      int k = depth >= 4 ? random.nextInt(2) : random.nextInt(9);
+      int k = depth >= 4 ? random.nextInt(2) : random.nextInt(10);
       switch (k) {
         case 0:
           return F.textNode(neutralText());
@@ -134,6 +150,8 @@ class ScrubbingPropertyTest {
         }
         case 7:
           return F.textNode("run --" + pick(SENSITIVE) + "=" + marker() + " --" + pick(SENSITIVE) + " " + marker());
+        case 8:
+          return F.textNode(secretShape());
         default:
           return F.textNode(pick(SENSITIVE) + "=" + marker());
       }
@@ -147,7 +165,7 @@ class ScrubbingPropertyTest {
       ObjectNode labels = meta.putObject("labels");
       labels.put("app", neutralText()).put(pick(SENSITIVE), "l" + marker().toLowerCase());
       ObjectNode annotations = meta.putObject("annotations");
-      annotations.put("note", "--token=" + marker()).put(pick(SENSITIVE), marker());
+      annotations.put("note", "--token=" + marker()).put(pick(SENSITIVE), marker()).put("shape", secretShape());
       o.set("spec", node(0));
       o.set("status", node(1));
       o.set(pick(SENSITIVE), secretValue(0));
@@ -215,6 +233,46 @@ class ScrubbingPropertyTest {
     String json = Records.toJsonLine(PROFILE.extract(object, TestObjects.CTX).orElseThrow());
     for (String m : doc.markers) {
       assertThat(json).doesNotContain(m).doesNotContain(m.toLowerCase());
+    }
+  }
+
+  /** Random Secrets: no value, in clear or base64, reaches a record through any path. */
+  @Property(tries = 200)
+  void noSecretValueAppearsInARecordInClearOrEncoded(@ForAll("seeds") long seed) {
+    Doc doc = new Doc(seed);
+    ObjectNode secret = F.objectNode();
+    secret.put("apiVersion", "v1").put("kind", "Secret");
+    secret.putObject("metadata").put("name", "s").put("namespace", "ns");
+    secret.put("type", doc.random.nextBoolean() ? "Opaque" : "helm.sh/release.v1");
+    ObjectNode data = secret.putObject("data");
+    ObjectNode stringData = secret.putObject("stringData");
+    List<String> encoded = new ArrayList<>();
+    int n = 1 + doc.random.nextInt(5);
+    for (int i = 0; i < n; i++) {
+      String key = doc.random.nextBoolean() ? doc.pick(SENSITIVE) : doc.pick(NEUTRAL) + i;
+      String b64 = java.util.Base64.getEncoder().encodeToString(doc.marker().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      encoded.add(b64);
+      data.put(key, b64);
+      stringData.put(key, doc.marker());
+    }
+    CompiledProfile p = ProfileCompiler.compile("p", ProfileLoader.parse("""
+        resources:
+        - version: v1
+          kind: Secret
+          includeSecretData: true
+          fields:
+          - {name: all, path: '..*'}
+          - {name: data, path: .data}
+          - {name: strings, path: .stringData}
+          - {name: release, path: .data.release}
+          - {name: joined, path: '.data.*', reduce: join}
+        """, "p.yaml"), new ExtractOptions("k".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    String json = Records.toJsonLine(p.extract(secret, TestObjects.CTX).orElseThrow());
+    for (String m : doc.markers) {
+      assertThat(json).doesNotContain(m);
+    }
+    for (String b64 : encoded) {
+      assertThat(json).doesNotContain(b64);
     }
   }
 

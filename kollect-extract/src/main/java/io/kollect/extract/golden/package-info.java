@@ -7,7 +7,9 @@
  * *.yml}, {@code *.json}; multi-document YAML and {@code kind: List} are understood) and an {@code
  * expected.jsonl} file: one record per line, sorted by {@link io.kollect.extract.Record#key()}.
  * A cases folder that itself contains {@code input/} is one case; otherwise each sub-folder with
- * {@code input/} is a case. {@code observedAt} is never compared.
+ * {@code input/} is a case. {@code observedAt} is never compared. Mismatches are reported as
+ * unified diffs made with java-diff-utils, which is why that library is a compile-scope dependency
+ * of this module.
  *
  * <pre>{@code
  * GoldenSuite.of(Path.of("profiles/deployments.yaml"))
