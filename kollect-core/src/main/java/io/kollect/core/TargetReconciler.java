@@ -262,6 +262,9 @@ final class TargetReconciler {
         }
       }
 
+      // What the engine itself cannot read (the tenant boundary's denials are reported below).
+      List<SkippedScope> leaseSkipped = List.copyOf(status.skipped);
+
       // Read the caches, extract and scrub.
       Instant observedAt = clock.instant();
       RecordContext ctx = new RecordContext(cluster, rt.id.toString(), observedAt);
@@ -299,15 +302,19 @@ final class TargetReconciler {
             }
           }
         }
-        typeAccess.forbidden().forEach(status::skipped);
+        for (SkippedScope s : typeAccess.forbidden()) {
+          status.skipped(s);
+          status.degraded(REASON_FORBIDDEN, s.resource() + " is forbidden in "
+              + ("*".equals(s.namespace()) ? "all namespaces" : "namespace " + s.namespace())
+              + " for ServiceAccount " + subject);
+        }
       }
       rt.memo.end();
       status.extractionErrors(rt.memo.errors());
-      for (SkippedScope s : status.skipped) {
+      for (SkippedScope s : leaseSkipped) {
         if (LeaseStatus.Skipped.FORBIDDEN.equals(s.reason())) {
           status.degraded(REASON_FORBIDDEN, s.resource() + " is forbidden in "
-              + ("*".equals(s.namespace()) ? "all namespaces" : "namespace " + s.namespace())
-              + (subject == null ? "" : " for ServiceAccount " + subject));
+              + ("*".equals(s.namespace()) ? "all namespaces" : "namespace " + s.namespace()));
         } else if (LeaseStatus.Skipped.NOT_SERVED.equals(s.reason())) {
           status.degraded(REASON_NOT_SERVED, s.resource() + " is not served by the API server");
         }

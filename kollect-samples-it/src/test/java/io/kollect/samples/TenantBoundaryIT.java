@@ -142,6 +142,8 @@ class TenantBoundaryIT {
       assertThat(bounded.skipped()).extracting(SkippedScope::namespace)
           .doesNotContain("tenant-a");
       assertThat(bounded.condition("Degraded").reason()).isEqualTo("Forbidden");
+      assertThat(bounded.condition("Degraded").message()).contains(
+          "v1/ConfigMap is forbidden in namespace payments for ServiceAccount tenant-a/reader");
       assertThat(bounded.objectCounts()).isEqualTo(Map.of("v1/ConfigMap", 1));
       await().atMost(WAIT).until(() -> !sink.of("tenant-a/inventory").isEmpty()
           && sink.of("kollect/inventory").stream()
