@@ -148,7 +148,7 @@ public final class KollectEngine implements AutoCloseable {
     this.reconciler = new TargetReconciler(b.cluster, inputs, exporter, inventoryView,
         hostInventory, index, queue, b.namespaceFilter,
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
-        Clock.systemUTC(), boundary, new RequestedProjections());
+        Clock.systemUTC(), boundary, new RequestedProjections(), LeaseSignals.FROM_LEASE_STATUS);
   }
 
   /** Re-enqueues the targets read as the ServiceAccount whose access answer changed. */

@@ -82,21 +82,25 @@ final class TargetReconciler {
   private final Clock clock;
   private final TenantBoundary boundary;
   private final RequestedProjections projections;
+  private final LeaseSignals signals;
 
   TargetReconciler(String cluster, Inputs inputs, Exporter exporter, InventorySink inventoryView,
       String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
       Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
       Clock clock) {
     this(cluster, inputs, exporter, inventoryView, hostInventorySink, index, queue,
-        namespaceFilter, toJson, clock, TenantBoundary.off(), new RequestedProjections());
+        namespaceFilter, toJson, clock, TenantBoundary.off(), new RequestedProjections(),
+        LeaseSignals.FROM_LEASE_STATUS);
   }
 
   TargetReconciler(String cluster, Inputs inputs, Exporter exporter, InventorySink inventoryView,
       String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
       Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
-      Clock clock, TenantBoundary boundary, RequestedProjections projections) {
+      Clock clock, TenantBoundary boundary, RequestedProjections projections,
+      LeaseSignals signals) {
     this.boundary = boundary;
     this.projections = projections;
+    this.signals = signals;
     this.cluster = cluster;
     this.inputs = inputs;
     this.exporter = exporter;
@@ -232,7 +236,7 @@ final class TargetReconciler {
           status.skipped(new SkippedScope(e.getKey().toString(), s.namespace(), s.reason(),
               s.message()));
         }
-        for (SilentWatch w : stalledWatches(ls)) {
+        for (LeaseSignals.SilentWatch w : signals.stalledWatches(ls)) {
           status.degraded(REASON_WATCH_STALLED, "the watch of " + e.getKey()
               + ("*".equals(w.namespace()) || w.namespace() == null ? ""
                   : " in namespace " + w.namespace())
@@ -273,7 +277,7 @@ final class TargetReconciler {
         ResourceType type = e.getKey();
         TenantBoundary.TypeAccess typeAccess = access.get(type);
         ExtractionMemo.Projection projection = new ExtractionMemo.Projection(
-            projections.version(type), cachedProjectionVersion(e.getValue().status()));
+            projections.version(type), signals.cachedProjectionVersion(e.getValue().status()));
         for (GenericKubernetesResource obj : e.getValue().list()) {
           String ns = obj.getMetadata() == null ? null : obj.getMetadata().getNamespace();
           if (ns != null && namespaces.all() && !namespaceFilter.test(ns)) {
@@ -340,39 +344,6 @@ final class TargetReconciler {
               : String.join(", ", sinks)) : ", not exporting (standby)"));
       return status.build(counts(types.keySet(), desired.values(), rt.status), rt.status);
     }
-  }
-
-  /**
-   * A watch that has been silent past the liveness window.
-   *
-   * @param namespace its namespace, or {@code "*"} for a cluster-wide watch
-   * @param silentSince when it last heard from the API server
-   * @param reason why it counts as stalled
-   */
-  record SilentWatch(String namespace, Instant silentSince, String reason) {}
-
-  /**
-   * The watches behind a lease that are silent past the liveness window.
-   *
-   * <p>SEAM (issue 12 item 7, contract C4): fed by {@code LeaseStatus.stalled()} (each {@code
-   * Stalled(namespace, silentSince, reason)} becomes a {@link SilentWatch}) once the informers
-   * change is merged; until then the lease status carries no such data and this reports none.
-   * Each one degrades the target with reason {@value #REASON_WATCH_STALLED}.
-   */
-  static List<SilentWatch> stalledWatches(LeaseStatus ls) {
-    return List.of();
-  }
-
-  /**
-   * The version of the projection the lease's informer cache actually holds.
-   *
-   * <p>SEAM (issue 12 item 2, contract C4): fed by {@code LeaseStatus.projectionVersion()} once the
-   * informers change is merged (it changes when the cache switches to another projection, which
-   * happens after the request changed). Until then this is {@code 0} and only the projection the
-   * engine requests ({@link RequestedProjections}) invalidates memoised extractions.
-   */
-  static long cachedProjectionVersion(LeaseStatus ls) {
-    return 0L;
   }
 
   /** Converts one cached object to JSON and extracts (and scrubs) its record (or its failure). */

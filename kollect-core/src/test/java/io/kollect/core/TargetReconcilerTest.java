@@ -21,7 +21,9 @@ import io.kollect.informers.ResourceType;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -34,11 +36,31 @@ class TargetReconcilerTest {
 
   static final ResourceType CM = new ResourceType("", "v1", "ConfigMap");
 
-  /** A shared informer cache of ConfigMaps as the test wants it to be. */
+  /**
+   * A shared informer cache of ConfigMaps as the test wants it to be: which objects, whether
+   * synced, which {@code data} keys its projection keeps (all when {@code null}) and which version
+   * of the projection it reports, and its silent watches.
+   */
   static final class Cache {
     final Map<String, GenericKubernetesResource> objects = new TreeMap<>();
     boolean synced = true;
+    Set<String> keptKeys;
+    long projectionVersion;
+    List<LeaseSignals.SilentWatch> stalled = List.of();
     int rv;
+
+    @SuppressWarnings("unchecked")
+    List<GenericKubernetesResource> projected() {
+      if (keptKeys == null) {
+        return List.copyOf(objects.values());
+      }
+      return objects.values().stream().map(o -> {
+        Map<String, String> data = new TreeMap<>((Map<String, String>) o.get("data"));
+        data.keySet().retainAll(keptKeys);
+        return new GenericKubernetesResourceBuilder(o).addToAdditionalProperties("data", data)
+            .build();
+      }).toList();
+    }
 
     void put(String name, Map<String, String> data) {
       objects.put(name, new GenericKubernetesResourceBuilder().withApiVersion("v1")
@@ -51,7 +73,7 @@ class TargetReconcilerTest {
   record CacheLease(Cache cache, LeaseRequest request) implements InformerLease {
     @Override
     public List<GenericKubernetesResource> list() {
-      return List.copyOf(cache.objects.values());
+      return cache.projected();
     }
 
     @Override
@@ -104,7 +126,17 @@ class TargetReconcilerTest {
             Duration.ofSeconds(1), 100, 100, RateLimiter.Ticker.SYSTEM),
             RateLimiter.Ticker.SYSTEM),
         ns -> true, obj -> serialization.convertValue(obj, JsonNode.class), Clock.systemUTC(),
-        TenantBoundary.off(), projections);
+        TenantBoundary.off(), projections, new LeaseSignals() {
+          @Override
+          public long cachedProjectionVersion(LeaseStatus status) {
+            return cache.projectionVersion;
+          }
+
+          @Override
+          public List<SilentWatch> stalledWatches(LeaseStatus status) {
+            return cache.stalled;
+          }
+        });
   }
 
   @AfterEach
@@ -184,5 +216,39 @@ class TargetReconcilerTest {
     reconciler.remove(second);
     reconcile(first);
     assertThat(first.memo.extractions()).isEqualTo(3);
+  }
+
+  @Test
+  void aCacheThatSwitchesToAWiderProjectionReExtractsObjectsWhoseVersionDidNotChange() {
+    profile("b", "b");
+    cache.put("one", Map.of("a", "1", "b", "2"));
+    cache.keptKeys = Set.of("a"); // still the projection of another profile
+    TargetRuntime rt = target("t", "b");
+    reconcile(rt);
+    assertThat(sink.of("ns", "one")).singleElement()
+        .satisfies(r -> assertThat(r.fields().get("b")).isNull());
+
+    cache.keptKeys = null;
+    cache.projectionVersion++;
+    reconcile(rt);
+    assertThat(sink.of("ns", "one")).last()
+        .satisfies(r -> assertThat(r.fields().get("b").asText()).isEqualTo("2"));
+  }
+
+  @Test
+  void aSilentWatchDegradesTheTargetNamingTheTypeAndSinceWhen() {
+    profile("p", "a");
+    cache.put("one", Map.of("a", "1"));
+    TargetRuntime rt = target("t", "p");
+    assertThat(reconcile(rt).condition(Condition.DEGRADED).status()).isEqualTo("False");
+    Instant since = Instant.parse("2026-01-01T00:00:00Z");
+    cache.stalled = List.of(new LeaseSignals.SilentWatch("ns", since, "no event for 90 s"));
+    Condition degraded = reconcile(rt).condition(Condition.DEGRADED);
+    assertThat(degraded.status()).isEqualTo("True");
+    assertThat(degraded.reason()).isEqualTo("WatchStalled");
+    assertThat(degraded.message()).isEqualTo("the watch of v1/ConfigMap in namespace ns has been "
+        + "silent since 2026-01-01T00:00:00Z (no event for 90 s)");
+    cache.stalled = List.of();
+    assertThat(reconcile(rt).condition(Condition.DEGRADED).status()).isEqualTo("False");
   }
 }
