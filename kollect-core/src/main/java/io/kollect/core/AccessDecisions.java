@@ -127,6 +127,14 @@ final class AccessDecisions implements AutoCloseable {
   public void close() {
     if (recheck != null) {
       recheck.shutdownNow();
+      try {
+        // A re-check in flight ends with its current access review (bounded by client timeouts).
+        if (!recheck.awaitTermination(10, TimeUnit.SECONDS)) {
+          LOG.warn("the access re-check thread did not stop within 10 s");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -71,6 +71,12 @@ class KollectEngineTest {
         .hasMessageStartingWith("resyncPeriod: must be zero or positive");
     assertThatThrownBy(() -> b.retryRateLimit(Duration.ZERO, Duration.ofSeconds(1), 1, 1))
         .hasMessageContaining("base delay must be positive");
+    assertThatThrownBy(() -> b.accessReviewInterval(Duration.ZERO))
+        .hasMessage("accessReviewInterval: must be positive, got PT0S");
+    assertThatThrownBy(() -> b.defaultServiceAccount(" "))
+        .hasMessage("defaultServiceAccount: must not be blank");
+    assertThatThrownBy(() -> b.trustedNamespaces(java.util.Set.of("")))
+        .hasMessage("trustedNamespaces[]: must not be blank");
   }
 
   @Test
