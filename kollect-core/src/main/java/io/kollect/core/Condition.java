@@ -5,7 +5,7 @@ import java.time.Instant;
 /**
  * A status condition in the Kubernetes style.
  *
- * @param type {@code Ready} or {@code Degraded}
+ * @param type {@code Ready}, {@code Degraded} or {@code ExtractionErrors}
  * @param status {@code True}, {@code False} or {@code Unknown}
  * @param reason a CamelCase reason
  * @param message a human-readable message
@@ -14,4 +14,6 @@ import java.time.Instant;
 public record Condition(String type, String status, String reason, String message, Instant lastTransitionTime) {
   public static final String READY = "Ready";
   public static final String DEGRADED = "Degraded";
+  /** {@code True} while objects in the target's scope fail extraction (they are named). */
+  public static final String EXTRACTION_ERRORS = "ExtractionErrors";
 }

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
@@ -60,6 +61,9 @@ public final class KollectEngine implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(KollectEngine.class);
 
+  /** The ServiceAccount of targets that name none, when access is checked. */
+  static final String DEFAULT_SERVICE_ACCOUNT = "default";
+
   /** Name of the engine's own in-memory inventory (never a sink of the exporter). */
   static final String INVENTORY_VIEW = "kollect-inventory-view";
 
@@ -80,6 +84,9 @@ public final class KollectEngine implements AutoCloseable {
   private final List<TargetStatusListener> listeners = new CopyOnWriteArrayList<>();
   private final List<Thread> workers = new ArrayList<>();
   private final Object lifecycle = new Object();
+  /** The tenant boundary's cached access answers, or {@code null} when access is not checked. */
+  private final AccessDecisions accessDecisions;
+  private final TenantBoundary boundary;
   private volatile boolean exportEnabled;
   private volatile boolean started;
   private volatile boolean closed;
@@ -104,6 +111,19 @@ public final class KollectEngine implements AutoCloseable {
     }
     this.hostInventorySink = hostInventory;
     KubernetesClient client = b.client;
+    if (b.boundaryConfigured()) {
+      AccessReviewer reviewer = b.accessReviewer != null ? b.accessReviewer
+          : AccessReviewer.subjectAccessReviews(client);
+      this.accessDecisions = new AccessDecisions(reviewer, b.accessReviewInterval,
+          this::accessChanged);
+      this.boundary = new TenantBoundary(accessDecisions,
+          b.trustedNamespaces == null ? Set.of() : b.trustedNamespaces,
+          b.defaultServiceAccount == null ? DEFAULT_SERVICE_ACCOUNT : b.defaultServiceAccount,
+          new ResourcePlurals(client));
+    } else {
+      this.accessDecisions = null;
+      this.boundary = TenantBoundary.off();
+    }
     TargetReconciler.Inputs inputs = new TargetReconciler.Inputs() {
       @Override
       public ProfileVersion profile(String name) {
@@ -128,7 +148,18 @@ public final class KollectEngine implements AutoCloseable {
     this.reconciler = new TargetReconciler(b.cluster, inputs, exporter, inventoryView,
         hostInventory, index, queue, b.namespaceFilter,
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
-        Clock.systemUTC());
+        Clock.systemUTC(), boundary, new RequestedProjections(), LeaseSignals.FROM_LEASE_STATUS);
+  }
+
+  /** Re-enqueues the targets read as the ServiceAccount whose access answer changed. */
+  private void accessChanged(AccessDecisions.Question q) {
+    TenantBoundary.ServiceAccountRef sa =
+        new TenantBoundary.ServiceAccountRef(q.saNamespace(), q.saName());
+    for (TargetRuntime rt : targets.values()) {
+      if (sa.equals(boundary.subjectOf(rt.spec()))) {
+        queue.add(rt.id);
+      }
+    }
   }
 
   /** Starts configuring an engine that reads the cluster through {@code client}. */
@@ -423,6 +454,9 @@ public final class KollectEngine implements AutoCloseable {
         TargetReconciler.closeAllLeases(rt);
       }
     }
+    if (accessDecisions != null) {
+      accessDecisions.close();
+    }
     try {
       registry.close();
     } finally {
@@ -440,6 +474,24 @@ public final class KollectEngine implements AutoCloseable {
 
   int informerCount() {
     return registry.informerCount();
+  }
+
+  /** How many objects the target's reconciles actually extracted (memo misses). */
+  long extractionCount(TargetId id) {
+    TargetRuntime rt = targets.get(id);
+    if (rt == null) {
+      return 0;
+    }
+    synchronized (rt) {
+      return rt.memo.extractions();
+    }
+  }
+
+  /** Re-asks every cached access question now, as the periodic re-check does. */
+  void recheckAccess() {
+    if (accessDecisions != null) {
+      accessDecisions.recheckAll();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -550,6 +602,10 @@ public final class KollectEngine implements AutoCloseable {
     private double retryQps = 10;
     private int retryBurst = 100;
     private Duration lastExportNotifyInterval = Duration.ofSeconds(30);
+    private AccessReviewer accessReviewer;
+    private String defaultServiceAccount;
+    private Set<String> trustedNamespaces;
+    private Duration accessReviewInterval = Duration.ofSeconds(60);
 
     private Builder(KubernetesClient client) {
       this.client = Objects.requireNonNull(client, "client");
@@ -659,6 +715,62 @@ public final class KollectEngine implements AutoCloseable {
     Builder lastExportNotifyInterval(Duration interval) {
       this.lastExportNotifyInterval = interval;
       return this;
+    }
+
+    /**
+     * Checks what targets may read with this reviewer instead of the API server's
+     * SubjectAccessReview (turns the tenant boundary on; see {@link #trustedNamespaces}).
+     */
+    public Builder accessReviewer(AccessReviewer reviewer) {
+      this.accessReviewer = Objects.requireNonNull(reviewer, "accessReviewer");
+      return this;
+    }
+
+    /**
+     * The ServiceAccount (in the target's namespace) whose access bounds a target that names none
+     * in {@link TargetSpec#serviceAccount()} (default {@code "default"}; turns the tenant boundary
+     * on; see {@link #trustedNamespaces}).
+     */
+    public Builder defaultServiceAccount(String name) {
+      requireName(name, "defaultServiceAccount");
+      this.defaultServiceAccount = name;
+      return this;
+    }
+
+    /**
+     * Turns the tenant boundary on: a target in one of these namespaces reads whatever the
+     * engine's client may read; a target in any other namespace reads only what its
+     * ServiceAccount may list and watch (per resource type, cluster-wide or namespace by
+     * namespace), and what it may not is reported as {@code skipped} with reason {@code
+     * forbidden}. Giving any of this, {@link #defaultServiceAccount} or {@link #accessReviewer}
+     * turns the boundary on (the other settings take their defaults: no trusted namespace,
+     * ServiceAccount {@code default}, SubjectAccessReview). An engine configured with none of them
+     * checks nothing: every target reads what the engine's client may read.
+     */
+    public Builder trustedNamespaces(Set<String> namespaces) {
+      Objects.requireNonNull(namespaces, "trustedNamespaces");
+      for (String ns : namespaces) {
+        requireName(ns, "trustedNamespaces[]");
+      }
+      this.trustedNamespaces = Set.copyOf(namespaces);
+      return this;
+    }
+
+    /**
+     * How often cached access answers are asked again (default 60 s): a granted or revoked
+     * RoleBinding takes effect within this interval, without an access review per event.
+     */
+    public Builder accessReviewInterval(Duration interval) {
+      if (interval == null || interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("accessReviewInterval: must be positive, got "
+            + interval);
+      }
+      this.accessReviewInterval = interval;
+      return this;
+    }
+
+    boolean boundaryConfigured() {
+      return accessReviewer != null || defaultServiceAccount != null || trustedNamespaces != null;
     }
 
     /** Builds the engine; nothing is watched until targets are reconciled after {@link #start()}. */

@@ -17,6 +17,7 @@ import io.kollect.informers.LeaseStatus;
 import io.kollect.informers.ResourceEvent;
 import io.kollect.informers.ResourceType;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,6 +55,9 @@ final class TargetReconciler {
   static final String REASON_FORBIDDEN = "Forbidden";
   static final String REASON_NOT_SERVED = "NotServed";
   static final String REASON_NOT_SYNCED = "NotSynced";
+  static final String REASON_WATCH_STALLED = "WatchStalled";
+  static final String REASON_EXTRACTION_FAILED = "ExtractionFailed";
+  static final String REASON_NO_ERRORS = "NoErrors";
 
   /** What the reconciler reads from the engine. */
   interface Inputs {
@@ -76,11 +80,27 @@ final class TargetReconciler {
   private final Predicate<String> namespaceFilter;
   private final Function<GenericKubernetesResource, JsonNode> toJson;
   private final Clock clock;
+  private final TenantBoundary boundary;
+  private final RequestedProjections projections;
+  private final LeaseSignals signals;
 
   TargetReconciler(String cluster, Inputs inputs, Exporter exporter, InventorySink inventoryView,
       String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
       Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
       Clock clock) {
+    this(cluster, inputs, exporter, inventoryView, hostInventorySink, index, queue,
+        namespaceFilter, toJson, clock, TenantBoundary.off(), new RequestedProjections(),
+        LeaseSignals.FROM_LEASE_STATUS);
+  }
+
+  TargetReconciler(String cluster, Inputs inputs, Exporter exporter, InventorySink inventoryView,
+      String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
+      Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
+      Clock clock, TenantBoundary boundary, RequestedProjections projections,
+      LeaseSignals signals) {
+    this.boundary = boundary;
+    this.projections = projections;
+    this.signals = signals;
     this.cluster = cluster;
     this.inputs = inputs;
     this.exporter = exporter;
@@ -140,7 +160,7 @@ final class TargetReconciler {
         } else {
           status.notReady(REASON_INVALID_PROFILE, profile.error());
         }
-        return status.build(counts(rt.desired.values()), rt.status);
+        return status.build(counts(Set.of(), rt.desired.values(), rt.status), rt.status);
       }
       if (profile.error() != null) {
         status.degraded(REASON_INVALID_PROFILE, profile.error()
@@ -152,7 +172,7 @@ final class TargetReconciler {
       NamespaceSet namespaces = resolveNamespaces(rt, definition, status);
       if (namespaces == null) {
         status.notReady(REASON_NOT_SYNCED, "waiting for the namespace list to sync");
-        return status.build(counts(rt.desired.values()), rt.status);
+        return status.build(counts(Set.of(), rt.desired.values(), rt.status), rt.status);
       }
 
       // Lease each resource type of the profile in that scope (make-before-break on change).
@@ -171,7 +191,7 @@ final class TargetReconciler {
             + "namespaceSelector cannot be resolved; keeping the last records");
         closeLeasesExceptNamespaces(rt);
         status.ready(REASON_RECONCILED, rt.desired.size() + " objects kept from before");
-        return status.build(counts(rt.desired.values()), rt.status);
+        return status.build(counts(types.keySet(), rt.desired.values(), rt.status), rt.status);
       }
       if (readsNothing) {
         // Only the namespace list (if a selector is used) can change that.
@@ -194,7 +214,7 @@ final class TargetReconciler {
               Set.copyOf(spec.scope().names()), compiled.keepPaths(e.getValue()));
           InformerLease existing = rt.leases.get(e.getKey());
           if (existing == null || !existing.request().equals(request)) {
-            rt.leases.put(e.getKey(), inputs.lease(request, listener(rt)));
+            rt.leases.put(e.getKey(), projections.track(inputs.lease(request, listener(rt))));
             if (existing != null) {
               existing.close();
             }
@@ -202,25 +222,52 @@ final class TargetReconciler {
         }
       }
 
-      // Gate on sync: exporting a partial set would tombstone objects not listed yet.
+      // Gate on sync: exporting a partial set would tombstone objects not listed yet. A lease that
+      // was synced and is not any more (e.g. its projection no longer covers the profile's
+      // fields) stops the export the same way: nothing is exported from an incomplete cache.
       List<String> unsynced = new ArrayList<>();
       Map<String, Record> previous = rt.desired;
       Map<String, Record> desired = new TreeMap<>();
+      TenantBoundary.ServiceAccountRef subject = boundary.subjectOf(spec);
+      Map<ResourceType, TenantBoundary.TypeAccess> access = new HashMap<>();
       for (Map.Entry<ResourceType, InformerLease> e : rt.leases.entrySet()) {
         LeaseStatus ls = e.getValue().status();
         for (LeaseStatus.Skipped s : ls.skipped()) {
           status.skipped(new SkippedScope(e.getKey().toString(), s.namespace(), s.reason(),
               s.message()));
         }
+        for (LeaseSignals.SilentWatch w : signals.stalledWatches(ls)) {
+          status.degraded(REASON_WATCH_STALLED, "the watch of " + e.getKey()
+              + ("*".equals(w.namespace()) || w.namespace() == null ? ""
+                  : " in namespace " + w.namespace())
+              + " has been silent since " + w.silentSince() + " (" + w.reason() + ")");
+        }
+        TenantBoundary.TypeAccess typeAccess = boundary.access(subject, e.getKey(),
+            namespaces.all());
+        access.put(e.getKey(), typeAccess);
         if (!settled(ls)) {
           unsynced.add(e.getKey().toString());
+        } else if (ls.served() && !typeAccess.resolved()) {
+          // Served, but discovery has not shown its resource name to us yet: ask again shortly.
+          unsynced.add(e.getKey().toString());
+          queue.addAfter(rt.id, Duration.ofSeconds(1));
         }
       }
       if (!unsynced.isEmpty()) {
         status.notReady(REASON_NOT_SYNCED, "waiting for the informers of "
             + String.join(", ", unsynced) + " to sync");
-        return status.build(counts(previous.values()), rt.status);
+        return status.build(counts(types.keySet(), previous.values(), rt.status), rt.status);
       }
+      if (subject != null && !namespaces.all()) {
+        // Ask for every namespace in scope up front, so a forbidden one is reported even when it
+        // holds no objects.
+        for (TenantBoundary.TypeAccess typeAccess : access.values()) {
+          namespaces.names().forEach(typeAccess::allows);
+        }
+      }
+
+      // What the engine itself cannot read (the tenant boundary's denials are reported below).
+      List<SkippedScope> leaseSkipped = List.copyOf(status.skipped);
 
       // Read the caches, extract and scrub.
       Instant observedAt = clock.instant();
@@ -228,31 +275,47 @@ final class TargetReconciler {
       rt.memo.begin(compiled);
       for (Map.Entry<ResourceType, InformerLease> e : rt.leases.entrySet()) {
         ResourceType type = e.getKey();
+        TenantBoundary.TypeAccess typeAccess = access.get(type);
+        ExtractionMemo.Projection projection = new ExtractionMemo.Projection(
+            projections.version(type), signals.cachedProjectionVersion(e.getValue().status()));
         for (GenericKubernetesResource obj : e.getValue().list()) {
           String ns = obj.getMetadata() == null ? null : obj.getMetadata().getNamespace();
           if (ns != null && namespaces.all() && !namespaceFilter.test(ns)) {
             continue;
           }
-          Record r = rt.memo.recordOf(type, obj, () -> extract(compiled, type, obj, ctx));
+          if (!typeAccess.allows(ns)) {
+            continue;
+          }
+          Record r = rt.memo.recordOf(type, obj, projection,
+              () -> extract(compiled, type, obj, ctx));
           if (r != null) {
             desired.put(r.key(), r);
           }
         }
         // Objects we may no longer read are unknown, not deleted: keep their last records rather
-        // than tombstoning them.
+        // than tombstoning them. (What the target's ServiceAccount may not read is not kept: that
+        // boundary is the point, not an outage.)
         for (LeaseStatus.Skipped s : e.getValue().status().skipped()) {
           if (LeaseStatus.Skipped.FORBIDDEN.equals(s.reason())) {
             for (Record r : previous.values()) {
               if (sameType(r.resource(), type)
-                  && ("*".equals(s.namespace()) || Objects.equals(s.namespace(), r.namespace()))) {
+                  && ("*".equals(s.namespace()) || Objects.equals(s.namespace(), r.namespace()))
+                  && typeAccess.allows(r.namespace())) {
                 desired.putIfAbsent(r.key(), r);
               }
             }
           }
         }
+        for (SkippedScope s : typeAccess.forbidden()) {
+          status.skipped(s);
+          status.degraded(REASON_FORBIDDEN, s.resource() + " is forbidden in "
+              + ("*".equals(s.namespace()) ? "all namespaces" : "namespace " + s.namespace())
+              + " for ServiceAccount " + subject);
+        }
       }
       rt.memo.end();
-      for (SkippedScope s : status.skipped) {
+      status.extractionErrors(rt.memo.errors());
+      for (SkippedScope s : leaseSkipped) {
         if (LeaseStatus.Skipped.FORBIDDEN.equals(s.reason())) {
           status.degraded(REASON_FORBIDDEN, s.resource() + " is forbidden in "
               + ("*".equals(s.namespace()) ? "all namespaces" : "namespace " + s.namespace()));
@@ -279,12 +342,12 @@ final class TargetReconciler {
       status.ready(REASON_RECONCILED, desired.size() + " objects in scope"
           + (inputs.exportEnabled() ? ", exported to " + (sinks.isEmpty() ? "no sinks"
               : String.join(", ", sinks)) : ", not exporting (standby)"));
-      return status.build(counts(desired.values()), rt.status);
+      return status.build(counts(types.keySet(), desired.values(), rt.status), rt.status);
     }
   }
 
-  /** Converts one cached object to JSON and extracts (and scrubs) its record, or null. */
-  Record extract(CompiledProfile compiled, ResourceType type, GenericKubernetesResource obj,
+  /** Converts one cached object to JSON and extracts (and scrubs) its record (or its failure). */
+  ExtractionMemo.Outcome extract(CompiledProfile compiled, ResourceType type, GenericKubernetesResource obj,
       RecordContext ctx) {
     JsonNode json = toJson.apply(obj);
     if (json instanceof ObjectNode on) {
@@ -297,14 +360,14 @@ final class TargetReconciler {
       }
     }
     try {
-      return compiled.extract(json, ctx).orElse(null);
+      return ExtractionMemo.Outcome.of(compiled.extract(json, ctx).orElse(null));
     } catch (ExtractionException e) {
       // One object that cannot be represented (e.g. a corrupt Helm release) must not stop the
-      // target; the memo remembers the miss, so this is logged once per object version. The
-      // message names the object, never a value.
+      // target; the memo remembers the miss, so this is logged once per object version, and the
+      // target's status names it. The message names the object, never a value.
       LOG.warn("target {}: skipping {} {}/{}: {}", ctx.target(), type,
           obj.getMetadata().getNamespace(), obj.getMetadata().getName(), e.getMessage());
-      return null;
+      return ExtractionMemo.Outcome.failed(e.getMessage());
     }
   }
 
@@ -479,8 +542,24 @@ final class TargetReconciler {
     return gvk.group().equals(type.group()) && gvk.kind().equals(type.kind());
   }
 
-  private static Map<String, Integer> counts(Iterable<Record> records) {
+  /**
+   * Objects per type: every type of the profile (zero when it has none), and a type counted before
+   * that has none now is reported once as zero, so whatever mirrors these counts (a metric gauge)
+   * drops to zero instead of keeping its last value.
+   */
+  private static Map<String, Integer> counts(Set<ResourceType> types, Iterable<Record> records,
+      TargetStatus previous) {
     Map<String, Integer> out = new TreeMap<>();
+    for (ResourceType t : types) {
+      out.put(t.toString(), 0);
+    }
+    if (previous != null) {
+      previous.objectCounts().forEach((type, n) -> {
+        if (n > 0) {
+          out.putIfAbsent(type, 0);
+        }
+      });
+    }
     for (Record r : records) {
       out.merge(r.resource().apiVersion() + "/" + r.resource().kind(), 1, Integer::sum);
     }
@@ -489,7 +568,8 @@ final class TargetReconciler {
 
   /** Degraded reasons, most important first: the first present names the condition. */
   static final List<String> DEGRADED_PRIORITY = List.of(
-      REASON_INVALID_PROFILE, REASON_SINK_NOT_FOUND, REASON_FORBIDDEN, REASON_NOT_SERVED);
+      REASON_INVALID_PROFILE, REASON_SINK_NOT_FOUND, REASON_WATCH_STALLED, REASON_FORBIDDEN,
+      REASON_NOT_SERVED);
 
   /** Collects one reconcile's findings into a {@link TargetStatus}. */
   static final class StatusBuilder {
@@ -502,6 +582,7 @@ final class TargetReconciler {
     private String readyReason;
     private String readyMessage;
     private Instant lastExport;
+    private List<ExtractionError> extractionErrors = List.of();
 
     StatusBuilder(TargetRuntime rt, TargetSpec spec, Instant now) {
       this.rt = rt;
@@ -540,6 +621,10 @@ final class TargetReconciler {
       this.lastExport = when;
     }
 
+    void extractionErrors(List<ExtractionError> errors) {
+      this.extractionErrors = List.copyOf(errors);
+    }
+
     TargetStatus build(Map<String, Integer> counts, TargetStatus previous) {
       List<Condition> conditions = new ArrayList<>();
       conditions.add(condition(Condition.READY, readyStatus == null ? FALSE : readyStatus,
@@ -560,7 +645,28 @@ final class TargetReconciler {
         conditions.add(condition(Condition.DEGRADED, TRUE, degraded.get(0)[0],
             String.join("; ", messages), previous));
       }
-      return new TargetStatus(rt.id, spec.generation(), conditions, counts, skipped, lastExport);
+      if (extractionErrors.isEmpty()) {
+        conditions.add(condition(Condition.EXTRACTION_ERRORS, FALSE, REASON_NO_ERRORS,
+            "every object in scope was extracted", previous));
+      } else {
+        List<ExtractionError> samples = extractionErrors.subList(0,
+            Math.min(TargetStatus.EXTRACTION_ERROR_SAMPLES, extractionErrors.size()));
+        List<String> named = new ArrayList<>();
+        for (ExtractionError e : samples) {
+          named.add(e.resource() + " " + (e.namespace() == null ? "" : e.namespace() + "/")
+              + e.name() + ": " + e.message());
+        }
+        int more = extractionErrors.size() - samples.size();
+        conditions.add(condition(Condition.EXTRACTION_ERRORS, TRUE, REASON_EXTRACTION_FAILED,
+            extractionErrors.size() + (extractionErrors.size() == 1 ? " object" : " objects")
+                + " cannot be extracted and " + (extractionErrors.size() == 1 ? "is" : "are")
+                + " left out: " + String.join("; ", named)
+                + (more > 0 ? "; and " + more + " more" : ""), previous));
+      }
+      List<ExtractionError> samples = extractionErrors.subList(0,
+          Math.min(TargetStatus.EXTRACTION_ERROR_SAMPLES, extractionErrors.size()));
+      return new TargetStatus(rt.id, spec.generation(), conditions, counts, skipped, lastExport,
+          extractionErrors.size(), samples);
     }
 
     private Condition condition(String type, String status, String reason, String message,
@@ -578,6 +684,6 @@ final class TargetReconciler {
 
   static TargetStatus withoutLastExport(TargetStatus s) {
     return s == null ? null : new TargetStatus(s.id(), s.observedGeneration(), s.conditions(),
-        s.objectCounts(), s.skipped(), null);
+        s.objectCounts(), s.skipped(), null, s.extractionErrorCount(), s.extractionErrors());
   }
 }

@@ -12,6 +12,10 @@ import java.util.List;
  * @param sinkRefs names of sinks given to the engine
  * @param writeInventory also write the records to the engine's inventory sink (in-cluster
  *     inventory objects when the host provides one)
+ * @param serviceAccount the ServiceAccount, in the target's namespace, whose read access bounds
+ *     what the target sees when the engine checks access (see {@link
+ *     KollectEngine.Builder#trustedNamespaces}); {@code null} means the engine's {@link
+ *     KollectEngine.Builder#defaultServiceAccount default}
  */
 public record TargetSpec(
     TargetId id,
@@ -19,10 +23,17 @@ public record TargetSpec(
     String profileRef,
     TargetScope scope,
     List<String> sinkRefs,
-    boolean writeInventory) {
+    boolean writeInventory,
+    String serviceAccount) {
 
   public TargetSpec {
     scope = scope == null ? TargetScope.everything() : scope;
     sinkRefs = sinkRefs == null ? List.of() : List.copyOf(sinkRefs);
+  }
+
+  /** A target read with the engine's default ServiceAccount. */
+  public TargetSpec(TargetId id, long generation, String profileRef, TargetScope scope,
+      List<String> sinkRefs, boolean writeInventory) {
+    this(id, generation, profileRef, scope, sinkRefs, writeInventory, null);
   }
 }

@@ -9,10 +9,15 @@ import java.util.Map;
  *
  * @param id the target
  * @param observedGeneration the spec generation this status describes
- * @param conditions {@code Ready} and {@code Degraded}
- * @param objectCounts exported objects per resource type ({@code apiVersion/Kind})
+ * @param conditions {@code Ready}, {@code Degraded} and {@code ExtractionErrors}
+ * @param objectCounts exported objects per resource type ({@code apiVersion/Kind}); every type of
+ *     the target's profile is present, with {@code 0} when it has no objects, so a count that
+ *     drops to zero is reported as zero rather than vanishing
  * @param skipped parts of the scope that cannot be read
  * @param lastExport when records were last handed to the sinks, or {@code null}
+ * @param extractionErrorCount how many objects in scope failed extraction in the last reconcile
+ * @param extractionErrors the first few of them ({@value #EXTRACTION_ERROR_SAMPLES} at most),
+ *     ordered by type, namespace and name
  */
 public record TargetStatus(
     TargetId id,
@@ -20,12 +25,24 @@ public record TargetStatus(
     List<Condition> conditions,
     Map<String, Integer> objectCounts,
     List<SkippedScope> skipped,
-    Instant lastExport) {
+    Instant lastExport,
+    int extractionErrorCount,
+    List<ExtractionError> extractionErrors) {
+
+  /** How many failing objects a status names at most. */
+  public static final int EXTRACTION_ERROR_SAMPLES = 5;
 
   public TargetStatus {
     conditions = List.copyOf(conditions);
     objectCounts = Map.copyOf(objectCounts);
     skipped = List.copyOf(skipped);
+    extractionErrors = extractionErrors == null ? List.of() : List.copyOf(extractionErrors);
+  }
+
+  /** A status without extraction errors. */
+  public TargetStatus(TargetId id, long observedGeneration, List<Condition> conditions,
+      Map<String, Integer> objectCounts, List<SkippedScope> skipped, Instant lastExport) {
+    this(id, observedGeneration, conditions, objectCounts, skipped, lastExport, 0, List.of());
   }
 
   /** The condition of the given type, or {@code null}. */

@@ -7,5 +7,15 @@
  * target's types and scope, reconciles targets level-based on a rate-limited work queue, extracts
  * and scrubs records, and hands each target's desired set to the exporter. No CRD classes, no
  * framework: the operator is one host of this API, an embedding controller is another.
+ *
+ * <p><b>Who may read what.</b> An engine configured with none of {@link
+ * io.kollect.core.KollectEngine.Builder#trustedNamespaces}, {@link
+ * io.kollect.core.KollectEngine.Builder#defaultServiceAccount} and {@link
+ * io.kollect.core.KollectEngine.Builder#accessReviewer} checks nothing: every target reads what the
+ * engine's client may read. Configuring any of them turns the tenant boundary on: a target outside
+ * the trusted namespaces reads only what its ServiceAccount ({@link
+ * io.kollect.core.TargetSpec#serviceAccount()} or the default) may list and watch, as answered by
+ * an {@link io.kollect.core.AccessReviewer} (SubjectAccessReview unless another is given), cached
+ * and re-checked every {@link io.kollect.core.KollectEngine.Builder#accessReviewInterval}.
  */
 package io.kollect.core;

@@ -280,12 +280,26 @@ class EngineIT {
     int records = sink.size();
     int statuses = heard.size();
 
+    long reconciles = engine.reconcileCount(spec.id());
+    long extractions = engine.extractionCount(spec.id());
     for (int i = 0; i < 5; i++) {
       engine.putTarget(spec); // same spec: enqueues a reconcile
+      long expected = reconciles + i + 1;
+      // Wait for the reconcile itself, not for a quiet moment that could precede it.
+      await().atMost(WAIT).until(() -> engine.reconcileCount(spec.id()) >= expected);
       assertThat(engine.awaitIdle(WAIT)).isTrue();
     }
+    assertThat(engine.reconcileCount(spec.id())).isEqualTo(reconciles + 5);
+    // Five reconciles ran and found nothing to extract, export or report.
+    assertThat(engine.extractionCount(spec.id())).isEqualTo(extractions);
     assertThat(sink.size()).isEqualTo(records);
     assertThat(heard).hasSize(statuses);
+
+    // The same path does export and report a change: the assertions above can fail.
+    scale("level", "x", 3);
+    await().atMost(WAIT).until(() -> sink.size() == records + 1);
+    awaitStatus(engine, spec.id(), s -> heard.size() > statuses);
+    assertThat(engine.extractionCount(spec.id())).isEqualTo(extractions + 1);
   }
 
   @Test
@@ -607,7 +621,20 @@ class EngineIT {
     engine.start();
     await().atMost(WAIT).until(() -> sink.of("corrupt", "fine").size() == 1);
     TargetStatus status = awaitStatus(engine, spec.id(), TargetStatus::ready);
-    assertThat(status.objectCounts()).isEqualTo(Map.of("apps/v1/Deployment", 1));
+    assertThat(status.objectCounts())
+        .isEqualTo(Map.of("apps/v1/Deployment", 1, "v1/Secret", 0));
+    // The failing object is visible in status, not only in the log.
+    assertThat(status.extractionErrorCount()).isEqualTo(1);
+    assertThat(status.extractionErrors()).singleElement().satisfies(e -> {
+      assertThat(e.resource()).isEqualTo("v1/Secret");
+      assertThat(e.namespace()).isEqualTo("corrupt");
+      assertThat(e.name()).isEqualTo("sh.helm.release.v1.broken.v1");
+      assertThat(e.message()).isNotBlank().doesNotContain("this is not a helm release");
+    });
+    Condition failing = status.condition(Condition.EXTRACTION_ERRORS);
+    assertThat(failing.status()).isEqualTo("True");
+    assertThat(failing.message()).contains("1 object cannot be extracted",
+        "v1/Secret corrupt/sh.helm.release.v1.broken.v1");
     // No retry loop: the target settles.
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     long reconciles = engine.reconcileCount(spec.id());
@@ -615,6 +642,13 @@ class EngineIT {
     await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
         .until(() -> engine.reconcileCount(spec.id()) == reconciles);
     assertThat(sink.records()).noneMatch(r -> r.resource().kind().equals("Secret"));
+
+    // Once the object is gone, so is the error.
+    cluster.client().secrets().inNamespace("corrupt").withName("sh.helm.release.v1.broken.v1")
+        .delete();
+    TargetStatus cleared = awaitStatus(engine, spec.id(), s -> s.extractionErrorCount() == 0);
+    assertThat(cleared.extractionErrors()).isEmpty();
+    assertThat(cleared.condition(Condition.EXTRACTION_ERRORS).status()).isEqualTo("False");
   }
 
   @Test

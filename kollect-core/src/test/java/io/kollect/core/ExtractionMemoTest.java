@@ -96,4 +96,63 @@ class ExtractionMemoTest {
     memo.end();
     assertThat(conversions).isEqualTo(4);
   }
+
+  @Test
+  void aChangedProjectionOfTheTypeReExtractsObjectsWhoseVersionDidNotChange() {
+    CompiledProfile p = profile("replicas");
+    memo.begin(p);
+    Record narrow = memo.recordOf(DEPLOY, deployment("a", "1", 1),
+        new ExtractionMemo.Projection(1, 0), () -> ExtractionMemo.Outcome.of(
+            p.extract(serialization.convertValue(deployment("a", "1", 1), JsonNode.class), ctx)
+                .orElseThrow()));
+    memo.end();
+    // The same resourceVersion, now read from a cache holding more of the object.
+    memo.begin(p);
+    Record wide = memo.recordOf(DEPLOY, deployment("a", "1", 7),
+        new ExtractionMemo.Projection(2, 0), () -> ExtractionMemo.Outcome.of(
+            p.extract(serialization.convertValue(deployment("a", "1", 7), JsonNode.class), ctx)
+                .orElseThrow()));
+    memo.end();
+    assertThat(memo.extractions()).isEqualTo(2);
+    assertThat(narrow.fields().get("replicas").asInt()).isEqualTo(1);
+    assertThat(wide.fields().get("replicas").asInt()).isEqualTo(7);
+    // ... and so does a change of the cached projection alone.
+    memo.begin(p);
+    memo.recordOf(DEPLOY, deployment("a", "1", 7), new ExtractionMemo.Projection(2, 5),
+        () -> ExtractionMemo.Outcome.of(wide));
+    memo.end();
+    assertThat(memo.extractions()).isEqualTo(3);
+  }
+
+  @Test
+  void aFailedExtractionIsReportedUntilTheObjectSucceedsOrVanishes() {
+    CompiledProfile p = profile("replicas");
+    var none = ExtractionMemo.Projection.NONE;
+    memo.begin(p);
+    assertThat(memo.recordOf(DEPLOY, deployment("b", "1", 1), none,
+        () -> ExtractionMemo.Outcome.failed("release cannot be decoded"))).isNull();
+    memo.recordOf(DEPLOY, deployment("a", "1", 1), none,
+        () -> ExtractionMemo.Outcome.failed("also broken"));
+    memo.end();
+    assertThat(memo.errors()).containsExactly(
+        new ExtractionError("apps/v1/Deployment", "ns", "a", "also broken"),
+        new ExtractionError("apps/v1/Deployment", "ns", "b", "release cannot be decoded"));
+
+    // Unchanged: still failing, without extracting again.
+    memo.begin(p);
+    memo.recordOf(DEPLOY, deployment("a", "1", 1), none, () -> {
+      throw new AssertionError("not re-extracted");
+    });
+    memo.recordOf(DEPLOY, deployment("b", "1", 1), none, () -> {
+      throw new AssertionError("not re-extracted");
+    });
+    memo.end();
+    assertThat(memo.errors()).hasSize(2);
+
+    // a is fixed (new version), b is deleted.
+    memo.begin(p);
+    memo.recordOf(DEPLOY, deployment("a", "2", 1), none, () -> ExtractionMemo.Outcome.of(null));
+    memo.end();
+    assertThat(memo.errors()).isEmpty();
+  }
 }

@@ -71,6 +71,12 @@ class KollectEngineTest {
         .hasMessageStartingWith("resyncPeriod: must be zero or positive");
     assertThatThrownBy(() -> b.retryRateLimit(Duration.ZERO, Duration.ofSeconds(1), 1, 1))
         .hasMessageContaining("base delay must be positive");
+    assertThatThrownBy(() -> b.accessReviewInterval(Duration.ZERO))
+        .hasMessage("accessReviewInterval: must be positive, got PT0S");
+    assertThatThrownBy(() -> b.defaultServiceAccount(" "))
+        .hasMessage("defaultServiceAccount: must not be blank");
+    assertThatThrownBy(() -> b.trustedNamespaces(java.util.Set.of("")))
+        .hasMessage("trustedNamespaces[]: must not be blank");
   }
 
   @Test
@@ -85,18 +91,50 @@ class KollectEngineTest {
     assertThat(engine.isReady()).isFalse();
   }
 
+  /** A sink that counts how often it was closed. */
+  static final class ClosableSink implements io.kollect.export.Sink {
+    private final String name;
+    final java.util.concurrent.atomic.AtomicInteger closed =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    ClosableSink(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public void write(List<io.kollect.extract.Record> batch) {}
+
+    @Override
+    public void close() {
+      closed.incrementAndGet();
+    }
+  }
+
   @Test
   void reapplyingTheSameSinkIsANoOpButChangingItsOptionsNeedsANewInstance() {
-    RecordingSink sink = new RecordingSink("s");
+    ClosableSink sink = new ClosableSink("s");
     io.kollect.export.SinkOptions options = io.kollect.export.SinkOptions.defaults();
     engine.putSink(sink, options);
     engine.putSink(sink, options);
+    // Re-applying did not replace (and so close) the configured instance.
+    assertThat(sink.closed).hasValue(0);
     assertThatThrownBy(() -> engine.putSink(sink, options.withMaxBatchSize(7)))
         .hasMessage("sink s: to change its options pass a new sink instance (the replaced "
             + "instance is closed)");
-    engine.putSink(new RecordingSink("s"), options.withMaxBatchSize(7));
+    assertThat(sink.closed).hasValue(0);
+    ClosableSink replacement = new ClosableSink("s");
+    engine.putSink(replacement, options.withMaxBatchSize(7));
+    assertThat(sink.closed).hasValue(1);
+    assertThat(replacement.closed).hasValue(0);
     engine.removeSink("s");
-    engine.removeSink("s");
+    assertThat(replacement.closed).hasValue(1);
+    engine.removeSink("s"); // already gone: nothing is closed twice
+    assertThat(replacement.closed).hasValue(1);
   }
 
   @Test

@@ -70,4 +70,32 @@ class StatusBuilderTest {
     assertThat(a).isNotEqualTo(c);
     assertThat(TargetReconciler.withoutLastExport(a)).isEqualTo(TargetReconciler.withoutLastExport(c));
   }
+
+  @Test
+  void failingObjectsAreCountedAndTheFirstFewNamedInAnExtractionErrorsCondition() {
+    var clean = new TargetReconciler.StatusBuilder(rt, spec, t0);
+    clean.ready("Reconciled", "ok");
+    TargetStatus s0 = clean.build(Map.of(), null);
+    assertThat(s0.extractionErrorCount()).isZero();
+    assertThat(s0.condition(Condition.EXTRACTION_ERRORS).status()).isEqualTo("False");
+
+    var b = new TargetReconciler.StatusBuilder(rt, spec, t1);
+    b.ready("Reconciled", "ok");
+    List<ExtractionError> errors = new java.util.ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      errors.add(new ExtractionError("v1/Secret", "ns", "s" + i, "not a Helm release"));
+    }
+    b.extractionErrors(errors);
+    TargetStatus s1 = b.build(Map.of(), s0);
+    assertThat(s1.extractionErrorCount()).isEqualTo(7);
+    assertThat(s1.extractionErrors()).hasSize(TargetStatus.EXTRACTION_ERROR_SAMPLES)
+        .first().isEqualTo(errors.get(0));
+    Condition c = s1.condition(Condition.EXTRACTION_ERRORS);
+    assertThat(c.status()).isEqualTo("True");
+    assertThat(c.reason()).isEqualTo("ExtractionFailed");
+    assertThat(c.lastTransitionTime()).isEqualTo(t1);
+    assertThat(c.message()).startsWith("7 objects cannot be extracted and are left out: "
+        + "v1/Secret ns/s0: not a Helm release; ").endsWith("; and 2 more");
+    assertThat(s1.ready()).isTrue();
+  }
 }

@@ -1,0 +1,254 @@
+package io.kollect.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kollect.export.Exporter;
+import io.kollect.export.InventorySink;
+import io.kollect.export.SinkOptions;
+import io.kollect.extract.FieldRule;
+import io.kollect.extract.ProfileCompiler;
+import io.kollect.extract.ProfileSpec;
+import io.kollect.extract.ResourceRule;
+import io.kollect.informers.InformerLease;
+import io.kollect.informers.LeaseListener;
+import io.kollect.informers.LeaseRequest;
+import io.kollect.informers.LeaseStatus;
+import io.kollect.informers.ResourceType;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One reconcile at a time against an in-memory informer cache the test controls (what it holds,
+ * whether it is synced), with the real exporter and a recording sink.
+ */
+class TargetReconcilerTest {
+
+  static final ResourceType CM = new ResourceType("", "v1", "ConfigMap");
+
+  /**
+   * A shared informer cache of ConfigMaps as the test wants it to be: which objects, whether
+   * synced, which {@code data} keys its projection keeps (all when {@code null}) and which version
+   * of the projection it reports, and its silent watches.
+   */
+  static final class Cache {
+    final Map<String, GenericKubernetesResource> objects = new TreeMap<>();
+    boolean synced = true;
+    Set<String> keptKeys;
+    long projectionVersion;
+    List<LeaseSignals.SilentWatch> stalled = List.of();
+    int rv;
+
+    @SuppressWarnings("unchecked")
+    List<GenericKubernetesResource> projected() {
+      if (keptKeys == null) {
+        return List.copyOf(objects.values());
+      }
+      return objects.values().stream().map(o -> {
+        Map<String, String> data = new TreeMap<>((Map<String, String>) o.get("data"));
+        data.keySet().retainAll(keptKeys);
+        return new GenericKubernetesResourceBuilder(o).addToAdditionalProperties("data", data)
+            .build();
+      }).toList();
+    }
+
+    void put(String name, Map<String, String> data) {
+      objects.put(name, new GenericKubernetesResourceBuilder().withApiVersion("v1")
+          .withKind("ConfigMap").withNewMetadata().withName(name).withNamespace("ns")
+          .withUid("uid-" + name).withResourceVersion(Integer.toString(++rv)).endMetadata()
+          .addToAdditionalProperties("data", data).build());
+    }
+  }
+
+  record CacheLease(Cache cache, LeaseRequest request) implements InformerLease {
+    @Override
+    public List<GenericKubernetesResource> list() {
+      return cache.projected();
+    }
+
+    @Override
+    public boolean hasSynced() {
+      return cache.synced;
+    }
+
+    @Override
+    public LeaseStatus status() {
+      return new LeaseStatus(request.type(), true, cache.synced, List.of());
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private final Cache cache = new Cache();
+  private final Map<String, ProfileVersion> profiles = new TreeMap<>();
+  private final RecordingSink sink = new RecordingSink("rec");
+  private final Exporter exporter = Exporter.builder().build();
+  private final RequestedProjections projections = new RequestedProjections();
+  private final KubernetesSerialization serialization = new KubernetesSerialization();
+  private final TargetReconciler reconciler;
+
+  TargetReconcilerTest() {
+    exporter.addSink(sink, SinkOptions.defaults().withLinger(Duration.ZERO));
+    TargetReconciler.Inputs inputs = new TargetReconciler.Inputs() {
+      @Override
+      public ProfileVersion profile(String name) {
+        return profiles.get(name);
+      }
+
+      @Override
+      public boolean sinkConfigured(String name) {
+        return name.equals("rec");
+      }
+
+      @Override
+      public boolean exportEnabled() {
+        return true;
+      }
+
+      @Override
+      public InformerLease lease(LeaseRequest request, LeaseListener listener) {
+        return new CacheLease(cache, request);
+      }
+    };
+    reconciler = new TargetReconciler("c", inputs, exporter, new InventorySink("view"), null,
+        new TargetIndex(), new WorkQueue<>(RateLimiter.controllerDefault(Duration.ofMillis(1),
+            Duration.ofSeconds(1), 100, 100, RateLimiter.Ticker.SYSTEM),
+            RateLimiter.Ticker.SYSTEM),
+        ns -> true, obj -> serialization.convertValue(obj, JsonNode.class), Clock.systemUTC(),
+        TenantBoundary.off(), projections, new LeaseSignals() {
+          @Override
+          public long cachedProjectionVersion(LeaseStatus status) {
+            return cache.projectionVersion;
+          }
+
+          @Override
+          public List<SilentWatch> stalledWatches(LeaseStatus status) {
+            return cache.stalled;
+          }
+        });
+  }
+
+  @AfterEach
+  void close() {
+    exporter.close();
+  }
+
+  private void profile(String name, String key) {
+    ProfileSpec spec = new ProfileSpec(List.of(new ResourceRule("", "v1", "ConfigMap",
+        List.of(FieldRule.of(key, ".data." + key)), List.of(), List.of(), List.of(), false,
+        false)));
+    profiles.put(name, new ProfileVersion(spec, ProfileCompiler.compile(name, spec), null));
+  }
+
+  private static TargetRuntime target(String name, String profile) {
+    return new TargetRuntime(TargetRuntime.Definition.of(new TargetSpec(new TargetId("ns", name),
+        1, profile, TargetScope.everything(), List.of("rec"), false)));
+  }
+
+  private TargetStatus reconcile(TargetRuntime rt) {
+    TargetStatus s = reconciler.reconcile(rt);
+    rt.status = s;
+    assertThat(exporter.awaitIdle(Duration.ofSeconds(10))).isTrue();
+    return s;
+  }
+
+  @Test
+  void aCacheThatStopsBeingSyncedStopsTheExportAndReadinessUntilItIsSyncedAgain() {
+    profile("p", "a");
+    cache.put("one", Map.of("a", "1"));
+    TargetRuntime rt = target("t", "p");
+    assertThat(reconcile(rt).ready()).isTrue();
+    assertThat(sink.size()).isEqualTo(1);
+
+    cache.synced = false;
+    cache.put("one", Map.of("a", "2"));
+    TargetStatus waiting = reconcile(rt);
+    assertThat(waiting.ready()).isFalse();
+    assertThat(waiting.condition(Condition.READY).reason()).isEqualTo("NotSynced");
+    assertThat(waiting.objectCounts()).containsEntry("v1/ConfigMap", 1);
+    assertThat(sink.size()).isEqualTo(1);
+
+    cache.synced = true;
+    assertThat(reconcile(rt).ready()).isTrue();
+    assertThat(sink.of("ns", "one")).extracting(r -> r.fields().get("a").asText())
+        .containsExactly("1", "2");
+  }
+
+  @Test
+  void aTypesCountDropsToZeroWhenItsLastObjectGoes() {
+    profile("p", "a");
+    cache.put("one", Map.of("a", "1"));
+    TargetRuntime rt = target("t", "p");
+    assertThat(reconcile(rt).objectCounts()).isEqualTo(Map.of("v1/ConfigMap", 1));
+    cache.objects.clear();
+    assertThat(reconcile(rt).objectCounts()).isEqualTo(Map.of("v1/ConfigMap", 0));
+  }
+
+  @Test
+  void anotherTargetWideningTheProjectionOfATypeInvalidatesMemoisedExtractionsOfThatType() {
+    profile("a", "a");
+    profile("b", "b");
+    cache.put("one", Map.of("a", "1", "b", "2"));
+    TargetRuntime first = target("first", "a");
+    reconcile(first);
+    reconcile(first);
+    assertThat(first.memo.extractions()).isEqualTo(1);
+
+    TargetRuntime second = target("second", "b");
+    reconcile(second);
+    reconcile(first);
+    assertThat(first.memo.extractions()).isEqualTo(2);
+    reconcile(first);
+    assertThat(first.memo.extractions()).isEqualTo(2);
+
+    // Narrowing again (the second target goes) invalidates as well.
+    reconciler.remove(second);
+    reconcile(first);
+    assertThat(first.memo.extractions()).isEqualTo(3);
+  }
+
+  @Test
+  void aCacheThatSwitchesToAWiderProjectionReExtractsObjectsWhoseVersionDidNotChange() {
+    profile("b", "b");
+    cache.put("one", Map.of("a", "1", "b", "2"));
+    cache.keptKeys = Set.of("a"); // still the projection of another profile
+    TargetRuntime rt = target("t", "b");
+    reconcile(rt);
+    assertThat(sink.of("ns", "one")).singleElement()
+        .satisfies(r -> assertThat(r.fields().get("b")).isNull());
+
+    cache.keptKeys = null;
+    cache.projectionVersion++;
+    reconcile(rt);
+    assertThat(sink.of("ns", "one")).last()
+        .satisfies(r -> assertThat(r.fields().get("b").asText()).isEqualTo("2"));
+  }
+
+  @Test
+  void aSilentWatchDegradesTheTargetNamingTheTypeAndSinceWhen() {
+    profile("p", "a");
+    cache.put("one", Map.of("a", "1"));
+    TargetRuntime rt = target("t", "p");
+    assertThat(reconcile(rt).condition(Condition.DEGRADED).status()).isEqualTo("False");
+    Instant since = Instant.parse("2026-01-01T00:00:00Z");
+    cache.stalled = List.of(new LeaseSignals.SilentWatch("ns", since, "no event for 90 s"));
+    Condition degraded = reconcile(rt).condition(Condition.DEGRADED);
+    assertThat(degraded.status()).isEqualTo("True");
+    assertThat(degraded.reason()).isEqualTo("WatchStalled");
+    assertThat(degraded.message()).isEqualTo("the watch of v1/ConfigMap in namespace ns has been "
+        + "silent since 2026-01-01T00:00:00Z (no event for 90 s)");
+    cache.stalled = List.of();
+    assertThat(reconcile(rt).condition(Condition.DEGRADED).status()).isEqualTo("False");
+  }
+}
