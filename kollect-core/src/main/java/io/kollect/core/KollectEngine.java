@@ -3,6 +3,7 @@ package io.kollect.core;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.export.CheckpointStore;
+import io.kollect.export.DeliveryStatus;
 import io.kollect.export.ExportMetrics;
 import io.kollect.export.Exporter;
 import io.kollect.export.InventorySink;
@@ -21,6 +22,7 @@ import io.kollect.informers.LeaseListener;
 import io.kollect.informers.LeaseRequest;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +31,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,6 +92,14 @@ public final class KollectEngine implements AutoCloseable {
   /** The tenant boundary's cached access answers, or {@code null} when access is not checked. */
   private final AccessDecisions accessDecisions;
   private final TenantBoundary boundary;
+  private final Duration deliveryStatusInterval;
+  /** Refreshes targets' delivery figures between reconciles; started with the workers. */
+  private final ScheduledExecutorService deliveryRefresh =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "kollect-delivery-status");
+        t.setDaemon(true);
+        return t;
+      });
   private volatile boolean exportEnabled;
   private volatile boolean started;
   private volatile boolean closed;
@@ -94,6 +107,7 @@ public final class KollectEngine implements AutoCloseable {
   private KollectEngine(Builder b) {
     this.workerCount = b.workers;
     this.lastExportNotifyInterval = b.lastExportNotifyInterval;
+    this.deliveryStatusInterval = b.deliveryStatusInterval;
     this.exportEnabled = b.exportEnabled;
     InformerOptions informerOptions = b.informerOptions != null ? b.informerOptions
         : InformerOptions.defaults().withCluster(b.cluster).withResyncPeriod(b.resyncPeriod)
@@ -332,9 +346,49 @@ public final class KollectEngine implements AutoCloseable {
         workers.add(t);
         t.start();
       }
+      long every = deliveryStatusInterval.toMillis();
+      deliveryRefresh.scheduleWithFixedDelay(this::refreshDeliveries, every, every,
+          TimeUnit.MILLISECONDS);
       started = true;
     }
     targets.keySet().forEach(queue::add);
+  }
+
+  /**
+   * Brings every target's delivery figures up to date without a reconcile: acknowledgements
+   * arrive after the reconcile that handed the records over. A change that decides conditions (a
+   * sink starts or stops failing, records are refused) re-enqueues the target so its conditions
+   * are recomputed; a change of figures alone (last acknowledgement, pending) is published as a
+   * copy of the status, throttled like {@code lastExport}. Costs O(targets × sinks) per run.
+   */
+  private void refreshDeliveries() {
+    try {
+      if (!exportEnabled || closed) {
+        return;
+      }
+      Instant now = Instant.now();
+      for (TargetRuntime rt : targets.values()) {
+        TargetStatus st;
+        Set<String> exported;
+        synchronized (rt) {
+          if (rt.removed || rt.status == null) {
+            continue;
+          }
+          st = rt.status;
+          exported = rt.exportedSinks;
+        }
+        Map<String, DeliveryStatus> fresh =
+            DeliveryHealth.snapshot(exporter, rt.id, exported);
+        if (!DeliveryHealth.material(fresh, now).equals(
+            DeliveryHealth.material(st.deliveries(), now))) {
+          queue.add(rt.id);
+        } else if (!fresh.equals(st.deliveries())) {
+          publish(rt, st.withDeliveries(fresh), st);
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("refreshing delivery status failed; retrying in {}", deliveryStatusInterval, e);
+    }
   }
 
   /**
@@ -454,6 +508,7 @@ public final class KollectEngine implements AutoCloseable {
         TargetReconciler.closeAllLeases(rt);
       }
     }
+    deliveryRefresh.shutdownNow();
     if (accessDecisions != null) {
       accessDecisions.close();
     }
@@ -535,9 +590,17 @@ public final class KollectEngine implements AutoCloseable {
    * write; the target is re-checked when the interval is over, so the latest time is reported.
    */
   private void publish(TargetRuntime rt, TargetStatus status) {
+    publish(rt, status, null);
+  }
+
+  /**
+   * As {@link #publish(TargetRuntime, TargetStatus)}, but only while the target's status is still
+   * {@code expected} (when given): a refresh never overwrites a newer reconcile's status.
+   */
+  private void publish(TargetRuntime rt, TargetStatus status, TargetStatus expected) {
     boolean notify;
     synchronized (rt) {
-      if (rt.removed) {
+      if (rt.removed || (expected != null && rt.status != expected)) {
         return;
       }
       rt.status = status;
@@ -606,6 +669,7 @@ public final class KollectEngine implements AutoCloseable {
     private String defaultServiceAccount;
     private Set<String> trustedNamespaces;
     private Duration accessReviewInterval = Duration.ofSeconds(60);
+    private Duration deliveryStatusInterval = Duration.ofSeconds(5);
 
     private Builder(KubernetesClient client) {
       this.client = Objects.requireNonNull(client, "client");
@@ -708,6 +772,20 @@ public final class KollectEngine implements AutoCloseable {
       this.retryMaxDelay = max;
       this.retryQps = qps;
       this.retryBurst = burst;
+      return this;
+    }
+
+    /**
+     * How often targets' delivery status ({@link TargetStatus#deliveries()}: last acknowledged
+     * delivery, pending records, failing sinks, refused records) is refreshed between reconciles
+     * (default 5 s).
+     */
+    public Builder deliveryStatusInterval(Duration interval) {
+      if (interval == null || interval.toMillis() < 1) {
+        throw new IllegalArgumentException(
+            "deliveryStatusInterval: must be at least 1 ms, got " + interval);
+      }
+      this.deliveryStatusInterval = interval;
       return this;
     }
 

@@ -3,6 +3,7 @@ package io.kollect.core;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.kollect.export.DeliveryStatus;
 import io.kollect.export.Exporter;
 import io.kollect.export.InventorySink;
 import io.kollect.extract.CompiledProfile;
@@ -55,6 +56,8 @@ final class TargetReconciler {
   static final String REASON_FORBIDDEN = "Forbidden";
   static final String REASON_NOT_SERVED = "NotServed";
   static final String REASON_NOT_SYNCED = "NotSynced";
+  static final String REASON_DELIVERY_FAILING = "DeliveryFailing";
+  static final String REASON_RECORDS_REJECTED = "RecordsRejected";
   static final String REASON_WATCH_STALLED = "WatchStalled";
   static final String REASON_EXTRACTION_FAILED = "ExtractionFailed";
   static final String REASON_NO_ERRORS = "NoErrors";
@@ -339,10 +342,33 @@ final class TargetReconciler {
         rt.exportedSinks = Set.copyOf(sinks);
       }
       status.lastExport(lastExport);
+      if (inputs.exportEnabled()) {
+        judgeDeliveries(status, DeliveryHealth.snapshot(exporter, rt.id, sinks));
+      }
       status.ready(REASON_RECONCILED, desired.size() + " objects in scope"
           + (inputs.exportEnabled() ? ", exported to " + (sinks.isEmpty() ? "no sinks"
               : String.join(", ", sinks)) : ", not exporting (standby)"));
       return status.build(counts(types.keySet(), desired.values(), rt.status), rt.status);
+    }
+  }
+
+  /**
+   * Puts the sinks' delivery of this target into its status: a sink that keeps failing (past
+   * {@link DeliveryHealth}'s threshold) makes the target not Ready and Degraded, refused records
+   * make it Degraded; both name the sink and the cause.
+   */
+  private void judgeDeliveries(StatusBuilder status, Map<String, DeliveryStatus> deliveries) {
+    status.deliveries(deliveries);
+    for (Map.Entry<String, DeliveryStatus> e : deliveries.entrySet()) {
+      DeliveryStatus d = e.getValue();
+      if (DeliveryHealth.failing(d, status.now)) {
+        String message = DeliveryHealth.failingMessage(e.getKey(), d);
+        status.notReady(REASON_DELIVERY_FAILING, message);
+        status.degraded(REASON_DELIVERY_FAILING, message);
+      }
+      if (!d.rejected().isEmpty()) {
+        status.degraded(REASON_RECORDS_REJECTED, DeliveryHealth.rejectedMessage(e.getKey(), d));
+      }
     }
   }
 
@@ -568,15 +594,16 @@ final class TargetReconciler {
 
   /** Degraded reasons, most important first: the first present names the condition. */
   static final List<String> DEGRADED_PRIORITY = List.of(
-      REASON_INVALID_PROFILE, REASON_SINK_NOT_FOUND, REASON_WATCH_STALLED, REASON_FORBIDDEN,
-      REASON_NOT_SERVED);
+      REASON_INVALID_PROFILE, REASON_SINK_NOT_FOUND, REASON_DELIVERY_FAILING,
+      REASON_RECORDS_REJECTED, REASON_WATCH_STALLED, REASON_FORBIDDEN, REASON_NOT_SERVED);
 
   /** Collects one reconcile's findings into a {@link TargetStatus}. */
   static final class StatusBuilder {
     private final TargetRuntime rt;
     private final TargetSpec spec;
-    private final Instant now;
+    final Instant now;
     private final List<String[]> degraded = new ArrayList<>();
+    private Map<String, DeliveryStatus> deliveries = Map.of();
     final List<SkippedScope> skipped = new ArrayList<>();
     private String readyStatus;
     private String readyReason;
@@ -619,6 +646,10 @@ final class TargetReconciler {
 
     void lastExport(Instant when) {
       this.lastExport = when;
+    }
+
+    void deliveries(Map<String, DeliveryStatus> d) {
+      this.deliveries = d;
     }
 
     void extractionErrors(List<ExtractionError> errors) {
@@ -666,7 +697,7 @@ final class TargetReconciler {
       List<ExtractionError> samples = extractionErrors.subList(0,
           Math.min(TargetStatus.EXTRACTION_ERROR_SAMPLES, extractionErrors.size()));
       return new TargetStatus(rt.id, spec.generation(), conditions, counts, skipped, lastExport,
-          extractionErrors.size(), samples);
+          extractionErrors.size(), samples, deliveries);
     }
 
     private Condition condition(String type, String status, String reason, String message,
@@ -682,8 +713,13 @@ final class TargetReconciler {
     }
   }
 
+  /**
+   * The status without what changes on every delivery (the last export and acknowledgement
+   * times, pending counts): what is left must be reported at once when it changes.
+   */
   static TargetStatus withoutLastExport(TargetStatus s) {
     return s == null ? null : new TargetStatus(s.id(), s.observedGeneration(), s.conditions(),
-        s.objectCounts(), s.skipped(), null, s.extractionErrorCount(), s.extractionErrors());
+        s.objectCounts(), s.skipped(), null, s.extractionErrorCount(), s.extractionErrors(),
+        DeliveryHealth.withoutFigures(s.deliveries()));
   }
 }

@@ -1,8 +1,11 @@
 package io.kollect.core;
 
+import io.kollect.export.DeliveryStatus;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What a target's last reconcile found.
@@ -18,6 +21,9 @@ import java.util.Map;
  * @param extractionErrorCount how many objects in scope failed extraction in the last reconcile
  * @param extractionErrors the first few of them ({@value #EXTRACTION_ERROR_SAMPLES} at most),
  *     ordered by type, namespace and name
+ * @param deliveries how this target's records are being delivered, by sink name: when a sink last
+ *     acknowledged them, how many are pending, whether writes keep failing and which records it
+ *     refused for good (empty while this instance does not export)
  */
 public record TargetStatus(
     TargetId id,
@@ -27,7 +33,8 @@ public record TargetStatus(
     List<SkippedScope> skipped,
     Instant lastExport,
     int extractionErrorCount,
-    List<ExtractionError> extractionErrors) {
+    List<ExtractionError> extractionErrors,
+    Map<String, DeliveryStatus> deliveries) {
 
   /** How many failing objects a status names at most. */
   public static final int EXTRACTION_ERROR_SAMPLES = 5;
@@ -37,12 +44,29 @@ public record TargetStatus(
     objectCounts = Map.copyOf(objectCounts);
     skipped = List.copyOf(skipped);
     extractionErrors = extractionErrors == null ? List.of() : List.copyOf(extractionErrors);
+    deliveries = deliveries == null ? Map.of()
+        : Collections.unmodifiableMap(new TreeMap<>(deliveries));
+  }
+
+  /** A status without delivery information. */
+  public TargetStatus(TargetId id, long observedGeneration, List<Condition> conditions,
+      Map<String, Integer> objectCounts, List<SkippedScope> skipped, Instant lastExport,
+      int extractionErrorCount, List<ExtractionError> extractionErrors) {
+    this(id, observedGeneration, conditions, objectCounts, skipped, lastExport,
+        extractionErrorCount, extractionErrors, Map.of());
+  }
+
+  /** This status with fresh delivery figures; everything else unchanged. */
+  public TargetStatus withDeliveries(Map<String, DeliveryStatus> fresh) {
+    return new TargetStatus(id, observedGeneration, conditions, objectCounts, skipped, lastExport,
+        extractionErrorCount, extractionErrors, fresh);
   }
 
   /** A status without extraction errors. */
   public TargetStatus(TargetId id, long observedGeneration, List<Condition> conditions,
       Map<String, Integer> objectCounts, List<SkippedScope> skipped, Instant lastExport) {
-    this(id, observedGeneration, conditions, objectCounts, skipped, lastExport, 0, List.of());
+    this(id, observedGeneration, conditions, objectCounts, skipped, lastExport, 0, List.of(),
+        Map.of());
   }
 
   /** The condition of the given type, or {@code null}. */

@@ -108,7 +108,7 @@ class TargetReconcilerTest {
 
       @Override
       public boolean sinkConfigured(String name) {
-        return name.equals("rec");
+        return name.equals("rec") || name.equals("flaky");
       }
 
       @Override
@@ -152,8 +152,98 @@ class TargetReconcilerTest {
   }
 
   private static TargetRuntime target(String name, String profile) {
+    return target(name, profile, List.of("rec"));
+  }
+
+  private static TargetRuntime target(String name, String profile, List<String> sinks) {
     return new TargetRuntime(TargetRuntime.Definition.of(new TargetSpec(new TargetId("ns", name),
-        1, profile, TargetScope.everything(), List.of("rec"), false)));
+        1, profile, TargetScope.everything(), sinks, false)));
+  }
+
+  /** A sink whose writes fail with a named cause while {@code failing}, or refuse one key. */
+  static final class FlakySink implements io.kollect.export.Sink {
+    volatile boolean failing;
+    volatile String refuse;
+    final java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public String name() {
+      return "flaky";
+    }
+
+    @Override
+    public void write(List<io.kollect.extract.Record> batch) throws io.kollect.export.SinkException {
+      writes.incrementAndGet();
+      if (failing) {
+        throw io.kollect.export.SinkException.retryable("POST http://127.0.0.1:9/x: HTTP 503", null);
+      }
+      for (io.kollect.extract.Record r : batch) {
+        if (r.name().equals(refuse)) {
+          throw new io.kollect.export.RecordsRejectedException(List.of(
+              new io.kollect.export.Rejection(r.key(), "HTTP 413: record of 2000000 bytes")));
+        }
+      }
+    }
+  }
+
+  @Test
+  void aSinkThatKeepsFailingMakesTheTargetNotReadyNamingTheSinkAndOneHiccupDoesNot() {
+    FlakySink flaky = new FlakySink();
+    exporter.addSink(flaky, SinkOptions.defaults().withLinger(Duration.ZERO)
+        .withBackoff(Duration.ofMillis(1), Duration.ofMillis(5)));
+    profile("p", "a");
+    cache.put("one", Map.of("a", "1"));
+    TargetRuntime rt = target("t", "p", List.of("rec", "flaky"));
+    TargetStatus healthy = reconciler.reconcile(rt);
+    rt.status = healthy;
+    org.awaitility.Awaitility.await().until(() -> exporter.deliveryStatus("ns/t", "flaky")
+        .map(d -> d.lastAcknowledged() != null && d.pending() == 0).orElse(false));
+    assertThat(reconciler.reconcile(rt).ready()).isTrue();
+
+    flaky.failing = true;
+    cache.put("one", Map.of("a", "2"));
+    rt.status = reconciler.reconcile(rt);
+    org.awaitility.Awaitility.await().until(() -> exporter.deliveryStatus("ns/t", "flaky")
+        .map(d -> d.consecutiveFailures() >= DeliveryHealth.FAILING_ATTEMPTS).orElse(false));
+    TargetStatus failing = reconciler.reconcile(rt);
+    assertThat(failing.ready()).isFalse();
+    assertThat(failing.condition(Condition.READY).reason()).isEqualTo("DeliveryFailing");
+    assertThat(failing.condition(Condition.READY).message()).startsWith("sink flaky keeps failing")
+        .contains("POST http://127.0.0.1:9/x: HTTP 503");
+    assertThat(failing.deliveries()).containsKeys("rec", "flaky");
+    assertThat(failing.deliveries().get("flaky").pending()).isEqualTo(1);
+    assertThat(failing.deliveries().get("rec").failing()).isFalse();
+
+    flaky.failing = false;
+    org.awaitility.Awaitility.await().until(() -> exporter.deliveryStatus("ns/t", "flaky")
+        .map(d -> !d.failing() && d.pending() == 0).orElse(false));
+    assertThat(reconciler.reconcile(rt).ready()).isTrue();
+
+    // one failure followed by success does not reach the threshold
+    assertThat(DeliveryHealth.failing(new io.kollect.export.DeliveryStatus(null, 1, 1,
+        java.time.Instant.now(), "x", List.of()), java.time.Instant.now())).isFalse();
+    assertThat(DeliveryHealth.failing(new io.kollect.export.DeliveryStatus(null, 1, 1,
+        java.time.Instant.now().minusSeconds(61), "x", List.of()), java.time.Instant.now())).isTrue();
+  }
+
+  @Test
+  void aRecordTheSinkRefusesForGoodDegradesTheTargetNamingItWhileTheRestIsDelivered() {
+    FlakySink flaky = new FlakySink();
+    flaky.refuse = "big";
+    exporter.addSink(flaky, SinkOptions.defaults().withLinger(Duration.ZERO));
+    profile("p", "a");
+    cache.put("big", Map.of("a", "x"));
+    cache.put("small", Map.of("a", "y"));
+    TargetRuntime rt = target("t", "p", List.of("flaky"));
+    rt.status = reconciler.reconcile(rt);
+    org.awaitility.Awaitility.await().until(() -> exporter.deliveryStatus("ns/t", "flaky")
+        .map(d -> !d.rejected().isEmpty() && d.pending() == 0).orElse(false));
+    TargetStatus st = reconciler.reconcile(rt);
+    assertThat(st.ready()).isTrue();
+    assertThat(st.condition(Condition.DEGRADED).reason()).isEqualTo("RecordsRejected");
+    assertThat(st.condition(Condition.DEGRADED).message())
+        .contains("sink flaky refused 1 record").contains("/ConfigMap/ns/big")
+        .contains("HTTP 413");
   }
 
   private TargetStatus reconcile(TargetRuntime rt) {
