@@ -1,12 +1,16 @@
 package io.kollect.informers;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.dsl.internal.BaseOperation;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
+import java.time.Clock;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -31,24 +35,26 @@ final class InformerHandle {
   final ObjectProjection projection;
   final TrimmingItemStore store;
   final SharedIndexInformer<GenericKubernetesResource> informer;
+  final WatchLiveness liveness;
 
   volatile Phase phase = Phase.PENDING;
   volatile boolean synced;
   volatile boolean stopped;
-  /** Whether a watch was ever established, and whether it is known to be down now. */
-  volatile boolean everWatched;
-  volatile boolean down;
+  /** Whether the last liveness check found the watch stalled (planner thread). */
+  boolean reportedStalled;
 
   InformerHandle(TypeState owner, KubernetesClient client, ResourceDefinitionContext context,
-      String scope, ObjectProjection projection, long resyncMillis) {
+      String scope, ObjectProjection projection, InformerOptions options) {
     this.owner = owner;
     this.scope = scope;
     this.projection = projection;
     this.store = new TrimmingItemStore(projection);
+    this.liveness = new WatchLiveness(options.watchLiveness(), Clock.systemUTC(),
+        reason -> owner.onWatchRestart(this, reason));
     MixedOperation<GenericKubernetesResource, ?, ?> op = client.genericKubernetesResources(context);
     Informable<GenericKubernetesResource> informable =
         TypeState.ALL.equals(scope) ? op.inAnyNamespace() : op.inNamespace(scope);
-    this.informer = informable.runnableInformer(resyncMillis);
+    this.informer = informer(informable, options);
     informer.itemStore(store);
     informer.exceptionHandler((isStarted, t) -> {
       if (stopped) {
@@ -76,6 +82,22 @@ final class InformerHandle {
         owner.onInformerEvent(InformerHandle.this, ResourceEvent.Kind.DELETED, obj, null);
       }
     });
+  }
+
+  /**
+   * fabric8's informer over Kollect's {@link LivenessListerWatcher}. A client that is not
+   * fabric8's own implementation (a test double) gets fabric8's informer unchanged.
+   */
+  @SuppressWarnings("unchecked")
+  private SharedIndexInformer<GenericKubernetesResource> informer(
+      Informable<GenericKubernetesResource> informable, InformerOptions options) {
+    if (!(informable instanceof BaseOperation<?, ?, ?> base)) {
+      return informable.runnableInformer(options.resyncPeriod().toMillis());
+    }
+    var operation = (BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?>) base;
+    return new DefaultSharedIndexInformer<>(GenericKubernetesResource.class,
+        new LivenessListerWatcher(operation, liveness, options.listPageSize()),
+        options.resyncPeriod().toMillis(), operation.getOperationContext().getExecutor());
   }
 
   CompletionStage<Void> start() {

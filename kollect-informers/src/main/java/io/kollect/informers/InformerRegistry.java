@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +46,7 @@ import org.slf4j.LoggerFactory;
 public final class InformerRegistry implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(InformerRegistry.class);
-  private static final Duration WATCH_SAMPLE = Duration.ofSeconds(1);
+  private static final Duration LIVENESS_CHECK = Duration.ofSeconds(1);
   static final ResourceDefinitionContext CRD_CONTEXT = new ResourceDefinitionContext.Builder()
       .withGroup("apiextensions.k8s.io")
       .withVersion("v1")
@@ -59,6 +62,7 @@ public final class InformerRegistry implements AutoCloseable {
   private final ScheduledExecutorService planner;
   private final Map<ResourceType, TypeState> types = new ConcurrentHashMap<>();
   private final AtomicInteger informers = new AtomicInteger();
+  private final AtomicLong projectionVersions = new AtomicLong();
   private volatile boolean closed;
 
   /** How the registry notices types that become served; planner thread only. */
@@ -84,8 +88,9 @@ public final class InformerRegistry implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    planner.scheduleWithFixedDelay(() -> safely(() -> types.values().forEach(TypeState::sampleWatches)),
-        WATCH_SAMPLE.toMillis(), WATCH_SAMPLE.toMillis(), TimeUnit.MILLISECONDS);
+    // a stall is a matter of time passing without news, so it is checked on a clock
+    planner.scheduleWithFixedDelay(() -> safely(() -> types.values().forEach(TypeState::checkLiveness)),
+        LIVENESS_CHECK.toMillis(), LIVENESS_CHECK.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private static InformerOptions validate(InformerOptions o) {
@@ -101,6 +106,14 @@ public final class InformerRegistry implements AutoCloseable {
     requirePositive(o.discoveryInterval(), "options.discoveryInterval");
     if (o.metrics() == null) {
       throw new IllegalArgumentException("options.metrics: must not be null (use InformerMetrics.noop())");
+    }
+    Duration w = o.watchLiveness();
+    if (w == null || w.compareTo(Duration.ofSeconds(1)) < 0 || w.toMillis() % 1000 != 0) {
+      throw new IllegalArgumentException("options.watchLiveness: must be a whole number of seconds, "
+          + "at least 1 s (the API server's timeoutSeconds), was " + w);
+    }
+    if (o.listPageSize() < 1) {
+      throw new IllegalArgumentException("options.listPageSize: must be at least 1, was " + o.listPageSize());
     }
     return o;
   }
@@ -191,6 +204,19 @@ public final class InformerRegistry implements AutoCloseable {
     return true;
   }
 
+  /**
+   * Watches that are dead or silent past the liveness window, all types: what readiness and
+   * status should report. Empty when every watch delivers.
+   */
+  public List<StalledWatch> stalledWatches() {
+    Instant now = Instant.now();
+    List<StalledWatch> out = new ArrayList<>();
+    for (TypeState s : types.values()) {
+      out.addAll(s.stalledWatches(now));
+    }
+    return out;
+  }
+
   /** Running informers for leased types (per namespace when split; briefly more while re-planning). */
   public int informerCount() {
     return informers.get();
@@ -239,6 +265,11 @@ public final class InformerRegistry implements AutoCloseable {
 
   boolean isClosed() {
     return closed;
+  }
+
+  /** A projection version no type of this registry has used. */
+  long nextProjectionVersion() {
+    return projectionVersions.incrementAndGet();
   }
 
   void onPlanner(Runnable task) {

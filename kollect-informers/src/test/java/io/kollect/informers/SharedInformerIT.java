@@ -72,7 +72,9 @@ class SharedInformerIT {
 
       await().atMost(Duration.ofSeconds(30)).until(registry::allSynced);
       assertThat(web.hasSynced()).isTrue();
-      assertThat(webEvents.lastStatus()).isEqualTo(new LeaseStatus(DEPLOYMENT, true, true, List.of()));
+      assertThat(webEvents.lastStatus()).isEqualTo(new LeaseStatus(DEPLOYMENT, true, true, List.of(),
+          web.status().projectionVersion(), List.of()));
+      assertThat(web.status().projectionVersion()).isPositive();
       assertThat(registry.informerCount()).isEqualTo(1);
       assertThat(names(web.list())).containsExactly("web");
       assertThat(names(db.list())).containsExactly("db");
