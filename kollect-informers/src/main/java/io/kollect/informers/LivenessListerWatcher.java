@@ -67,9 +67,11 @@ final class LivenessListerWatcher
     try {
       // the manager re-opens each ended request from the last resourceVersion it saw, with the
       // same options; fabric8's Reflector relists only on 410 Gone
-      return CompletableFuture.completedFuture(new WatchHTTPManager<>(watchClient, operation, options,
-          liveness.observe(watcher), config.getWatchReconnectInterval(),
-          config.getWatchReconnectLimit()));
+      WatchHTTPManager<GenericKubernetesResource, GenericKubernetesResourceList> watch =
+          new WatchHTTPManager<>(watchClient, operation, options, liveness.observe(watcher),
+              config.getWatchReconnectInterval(), config.getWatchReconnectLimit());
+      liveness.watching(watch);
+      return CompletableFuture.completedFuture(watch);
     } catch (MalformedURLException e) {
       return CompletableFuture.failedFuture(e);
     }

@@ -589,13 +589,14 @@ final class TypeState {
     metrics.watchRestarted(type, reason);
     if (!InformerMetrics.RESTART_TIMEOUT.equals(reason)) {
       metrics.watchRestart(type);
-      log.debug("Watch of {} restarts ({})", h, reason);
+      log.debug("Watch of {} restarts ({}): {}", h, reason, h.liveness.problem());
     }
   }
 
   /**
-   * Reports watches that became stalled or recovered (planner thread, every second): one log line
-   * per change, and the lease statuses that change with it.
+   * Gives up on watches silent past the window, and reports watches that became stalled or
+   * recovered (planner thread, every second): one log line per change, and the lease statuses
+   * that change with it.
    */
   void checkLiveness() {
     Instant now = Instant.now();
@@ -607,6 +608,7 @@ final class TypeState {
       if (h.stopped) {
         continue;
       }
+      h.liveness.enforce(now);
       WatchLiveness.Stall stall = h.liveness.stalled(now);
       anyStalled |= stall != null;
       if ((stall != null) != h.reportedStalled) {

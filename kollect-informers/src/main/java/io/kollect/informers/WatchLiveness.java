@@ -2,6 +2,7 @@ package io.kollect.informers;
 
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.internal.AbstractWatchManager;
 import io.fabric8.kubernetes.client.http.AsyncBody;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
@@ -22,18 +23,24 @@ import java.util.function.Consumer;
  * The liveness rule of one informer's watch, and what its requests show of the connection.
  *
  * <p>The rule (window {@code W}, {@link InformerOptions#watchLiveness()}): every watch request asks
- * the API server to end it after {@code W} ({@code timeoutSeconds}), and carries a client timeout of
- * {@code W + grace} on silence (no byte received): a healthy watch, however quiet, ends by itself
- * and is re-opened from its last resourceVersion (one request per window, no relist, no event
- * re-sent); a watch on a connection that died without FIN or RST (a partitioned load balancer, a
- * NAT entry lost) is abandoned by the client after {@code W + grace}, its connection closed, and a
- * new one opened. Client-side giving up is the only thing that notices a half-open connection:
+ * the API server to end it after {@code W} ({@code timeoutSeconds}), and the client gives up on a
+ * watch that stays silent (no byte received) for {@code W + grace}: a healthy watch, however
+ * quiet, ends by itself and is re-opened from its last resourceVersion (one request per window, no
+ * relist, no event re-sent); a watch on a connection that died without FIN or RST (a partitioned
+ * load balancer, a lost NAT entry) is abandoned after {@code W + grace}: its request is reset,
+ * which closes its HTTP/1.1 connection, and fabric8 opens a new one from the same
+ * resourceVersion. Giving up client-side is the only thing that notices a half-open connection:
  * TCP itself never does while nothing is sent, and watch bookmarks are best-effort.
  *
- * <p>This class is the fabric8 {@link Interceptor} of the watch's own HTTP client: it sets that
- * timeout on each watch request and sees each request start, answer, byte and end. From these it
- * counts restarts by reason and knows when the watch last showed it was alive; a watch silent for
- * more than {@code W + 2 grace} is {@linkplain #stalled(Instant) stalled}.
+ * <p>Giving up is done in two places, because the HTTP client's own timeout (Vert.x: an idle
+ * timeout) stops at the response head: a request still waiting for its answer times out there
+ * ({@link #before} sets the timeout); an answered watch that goes silent is closed by
+ * {@link #enforce(Instant)}, which the registry calls every second.
+ *
+ * <p>This class is the fabric8 {@link Interceptor} of the watch's own HTTP client, so it sees each
+ * request start, answer, byte and end. From these it counts restarts by reason and knows when the
+ * watch last showed it was alive; a watch silent for more than {@code W + 2 grace} is
+ * {@linkplain #stalled(Instant) stalled}.
  *
  * <p>Thread-safety: called on HTTP client threads; state is a few volatile fields, each written
  * whole, and a stale read only delays a report by one check.
@@ -51,6 +58,9 @@ final class WatchLiveness implements Interceptor {
 
   private volatile long lastAliveMillis;
   private volatile long requestStartMillis;
+  /** The informer's current watch, and whether its request has been answered and not ended. */
+  private volatile AbstractWatchManager<?> watch;
+  private volatile boolean answered;
   /** Why the last request did not deliver; {@code null} while it is healthy. */
   private volatile String problem;
 
@@ -94,6 +104,7 @@ final class WatchLiveness implements Interceptor {
   @Override
   public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
     requestStartMillis = clock.millis();
+    answered = false;
     if (builder instanceof HttpRequest.Builder b) {
       // the HTTP client's timeout is on silence (Vert.x: idle timeout, reset by every byte):
       // a quiet healthy watch ends at the server's timeoutSeconds first
@@ -107,6 +118,7 @@ final class WatchLiveness implements Interceptor {
     int code = response.code();
     if (code >= 200 && code < 300) {
       alive();
+      answered = true;
       if (response.body() instanceof AsyncBody body) {
         body.done().whenComplete((v, t) -> ended(t));
       }
@@ -136,12 +148,35 @@ final class WatchLiveness implements Interceptor {
     if (t instanceof TimeoutException) {
       failed("liveness: no answer to the watch request for " + seconds(giveUpMillis),
           InformerMetrics.RESTART_LIVENESS);
+    } else if (connectionClosed(t)) {
+      // typically a kept-alive connection the server had just closed: fabric8 opens another
+      failed("closed: " + describe(t), InformerMetrics.RESTART_CLOSED);
     } else {
       failed("error: " + describe(t), InformerMetrics.RESTART_ERROR);
     }
   }
 
   // ------------------------------------------------------------ lister-watcher callbacks
+
+  /** The watch the informer now runs (fabric8 re-opens its requests itself). */
+  void watching(AbstractWatchManager<?> manager) {
+    watch = manager;
+  }
+
+  /**
+   * Gives up on an answered watch request that has been silent for {@code W + grace}: resets it,
+   * which closes its connection, and fabric8 re-opens the watch from its last resourceVersion.
+   */
+  void enforce(Instant now) {
+    AbstractWatchManager<?> w = watch;
+    if (w == null || !answered || now.toEpochMilli() - lastAliveMillis <= giveUpMillis) {
+      return;
+    }
+    answered = false;
+    failed("liveness: no data for " + seconds(now.toEpochMilli() - lastAliveMillis)
+        + ", connection abandoned", InformerMetrics.RESTART_LIVENESS);
+    w.closeRequest();
+  }
 
   /** A page of the informer's list arrived. */
   void listed() {
@@ -188,6 +223,11 @@ final class WatchLiveness implements Interceptor {
 
   // ------------------------------------------------------------ state
 
+  /** Why the last request did not deliver, {@code null} while healthy. */
+  String problem() {
+    return problem;
+  }
+
   /** The stall at {@code now}, or {@code null} when the watch showed life recently enough. */
   Stall stalled(Instant now) {
     long last = lastAliveMillis;
@@ -201,21 +241,25 @@ final class WatchLiveness implements Interceptor {
   }
 
   private void ended(Throwable failure) {
+    answered = false;
     Throwable t = unwrap(failure);
-    if (t == null) {
-      // the server ended the response: at the requested timeout (normal) or earlier
-      long lived = clock.millis() - requestStartMillis;
+    long lived = clock.millis() - requestStartMillis;
+    if (t instanceof CancellationException) {
+      // closed by the client on purpose (informer stopped, given up by enforce, fabric8's own
+      // periodic close, or an ERROR event such as 410 that the watcher reports itself)
+    } else if (t == null || (lived >= windowMillis - 1_000 && !(t instanceof TimeoutException))) {
+      // the server ended the response: at the requested timeout (normal; the server may close
+      // the connection with it) or earlier
       alive();
       restarts.accept(lived >= windowMillis - 1_000
           ? InformerMetrics.RESTART_TIMEOUT : InformerMetrics.RESTART_CLOSED);
-    } else if (t instanceof CancellationException) {
-      // closed by the client on purpose (informer stopped, fabric8's own periodic close, or an
-      // ERROR event such as 410 that the watcher reports itself)
     } else if (t instanceof TimeoutException) {
       failed("liveness: no data for " + seconds(giveUpMillis) + ", connection abandoned",
           InformerMetrics.RESTART_LIVENESS);
+    } else if (connectionClosed(t)) {
+      failed("closed: " + describe(t) + " after " + seconds(lived), InformerMetrics.RESTART_CLOSED);
     } else {
-      failed("error: " + describe(t), InformerMetrics.RESTART_ERROR);
+      failed("error: " + describe(t) + " after " + seconds(lived), InformerMetrics.RESTART_ERROR);
     }
   }
 
@@ -227,6 +271,11 @@ final class WatchLiveness implements Interceptor {
   private void failed(String why, String reason) {
     problem = why;
     restarts.accept(reason);
+  }
+
+  /** A connection closed under the request (the HTTP clients' "closed" exceptions). */
+  private static boolean connectionClosed(Throwable t) {
+    return t.getClass().getSimpleName().contains("Closed");
   }
 
   private static Throwable unwrap(Throwable t) {

@@ -51,6 +51,14 @@ class InformerRegistryTest {
         .hasMessageContaining("options.discoveryInterval");
     assertThatThrownBy(() -> new InformerRegistry(client, InformerOptions.defaults().withMetrics(null)))
         .hasMessageContaining("options.metrics");
+    assertThatThrownBy(() -> new InformerRegistry(client,
+        InformerOptions.defaults().withWatchLiveness(Duration.ofMillis(1500))))
+        .hasMessageContaining("options.watchLiveness");
+    assertThatThrownBy(() -> new InformerRegistry(client,
+        InformerOptions.defaults().withWatchLiveness(Duration.ZERO)))
+        .hasMessageContaining("options.watchLiveness");
+    assertThatThrownBy(() -> new InformerRegistry(client, InformerOptions.defaults().withListPageSize(0)))
+        .hasMessageContaining("options.listPageSize");
   }
 
   @Test
