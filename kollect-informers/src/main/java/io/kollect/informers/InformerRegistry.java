@@ -2,7 +2,10 @@ package io.kollect.informers;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.RequestConfig;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -79,8 +82,8 @@ public final class InformerRegistry implements AutoCloseable {
    * @throws IllegalArgumentException naming the option that is invalid
    */
   public InformerRegistry(KubernetesClient client, InformerOptions options) {
-    this.client = Objects.requireNonNull(client, "client");
     this.options = validate(options);
+    this.client = withRequestTimeout(Objects.requireNonNull(client, "client"), this.options);
     this.discovery = new ApiDiscovery(client);
     this.access = new AccessReview(client);
     this.planner = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -91,6 +94,22 @@ public final class InformerRegistry implements AutoCloseable {
     // a stall is a matter of time passing without news, so it is checked on a clock
     planner.scheduleWithFixedDelay(() -> safely(() -> types.values().forEach(TypeState::checkLiveness)),
         LIVENESS_CHECK.toMillis(), LIVENESS_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Every request the registry makes (discovery, access reviews, list pages) must end: a client
+   * configured without a request timeout gets one of a liveness window for the registry's use.
+   */
+  private static KubernetesClient withRequestTimeout(KubernetesClient client, InformerOptions o) {
+    Config config = client.getConfiguration();
+    if (config == null || config.getRequestTimeout() == null || config.getRequestTimeout() > 0) {
+      return client;
+    }
+    RequestConfig bounded = new RequestConfigBuilder(config.getRequestConfig())
+        .withRequestTimeout((int) o.watchLiveness().toMillis())
+        .build();
+    log.info("The Kubernetes client has no request timeout; the informers use {}", o.watchLiveness());
+    return client.newClient(bounded).adapt(KubernetesClient.class);
   }
 
   private static InformerOptions validate(InformerOptions o) {

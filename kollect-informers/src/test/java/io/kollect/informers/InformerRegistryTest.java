@@ -84,6 +84,22 @@ class InformerRegistryTest {
   }
 
   @Test
+  void aClientWithoutRequestTimeoutGetsTheLivenessWindowAsOneSoEveryRequestEnds() {
+    Config config = new ConfigBuilder(Config.empty()).withMasterUrl("https://127.0.0.1:1")
+        .withRequestTimeout(0).build();
+    try (KubernetesClient unbounded = new KubernetesClientBuilder().withConfig(config).build();
+        InformerRegistry registry = new InformerRegistry(unbounded, InformerOptions.defaults()
+            .withWatchLiveness(Duration.ofSeconds(42)))) {
+      var operation = (io.fabric8.kubernetes.client.dsl.internal.OperationSupport)
+          registry.client().configMaps();
+      assertThat(operation.getRequestConfig().getRequestTimeout()).isEqualTo(42_000);
+    }
+    try (InformerRegistry registry = new InformerRegistry(client, InformerOptions.defaults())) {
+      assertThat(registry.client()).isSameAs(client);
+    }
+  }
+
+  @Test
   void aClosedRegistryRefusesLeases() {
     InformerRegistry registry = new InformerRegistry(client, InformerOptions.defaults());
     registry.close();
