@@ -1,15 +1,12 @@
 package io.kollect.informers;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.fabric8.kubernetes.client.dsl.internal.BaseOperation;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
 import java.time.Clock;
 import java.util.concurrent.CompletionStage;
 
@@ -54,7 +51,8 @@ final class InformerHandle {
     MixedOperation<GenericKubernetesResource, ?, ?> op = client.genericKubernetesResources(context);
     Informable<GenericKubernetesResource> informable =
         TypeState.ALL.equals(scope) ? op.inAnyNamespace() : op.inNamespace(scope);
-    this.informer = informer(informable, options);
+    this.informer = LivenessListerWatcher.informer(informable, liveness, options.listPageSize(),
+        options.resyncPeriod().toMillis());
     informer.itemStore(store);
     informer.exceptionHandler((isStarted, t) -> {
       if (stopped) {
@@ -82,22 +80,6 @@ final class InformerHandle {
         owner.onInformerEvent(InformerHandle.this, ResourceEvent.Kind.DELETED, obj, null);
       }
     });
-  }
-
-  /**
-   * fabric8's informer over Kollect's {@link LivenessListerWatcher}. A client that is not
-   * fabric8's own implementation (a test double) gets fabric8's informer unchanged.
-   */
-  @SuppressWarnings("unchecked")
-  private SharedIndexInformer<GenericKubernetesResource> informer(
-      Informable<GenericKubernetesResource> informable, InformerOptions options) {
-    if (!(informable instanceof BaseOperation<?, ?, ?> base)) {
-      return informable.runnableInformer(options.resyncPeriod().toMillis());
-    }
-    var operation = (BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?>) base;
-    return new DefaultSharedIndexInformer<>(GenericKubernetesResource.class,
-        new LivenessListerWatcher(operation, liveness, options.listPageSize()),
-        options.resyncPeriod().toMillis(), operation.getOperationContext().getExecutor());
   }
 
   CompletionStage<Void> start() {

@@ -73,6 +73,9 @@ public final class InformerRegistry implements AutoCloseable {
 
   private TypeWatchMode typeWatchMode = TypeWatchMode.NONE;
   private volatile SharedIndexInformer<GenericKubernetesResource> crdInformer;
+  private volatile WatchLiveness crdLiveness;
+  static final ResourceType CRD_TYPE = new ResourceType("apiextensions.k8s.io", "v1",
+      "CustomResourceDefinition");
 
   /**
    * Creates a registry; nothing is watched until the first lease.
@@ -92,7 +95,7 @@ public final class InformerRegistry implements AutoCloseable {
       return t;
     });
     // a stall is a matter of time passing without news, so it is checked on a clock
-    planner.scheduleWithFixedDelay(() -> safely(() -> types.values().forEach(TypeState::checkLiveness)),
+    planner.scheduleWithFixedDelay(() -> safely(this::checkLiveness),
         LIVENESS_CHECK.toMillis(), LIVENESS_CHECK.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -233,7 +236,21 @@ public final class InformerRegistry implements AutoCloseable {
     for (TypeState s : types.values()) {
       out.addAll(s.stalledWatches(now));
     }
+    WatchLiveness crd = crdLiveness;
+    WatchLiveness.Stall stall = crd == null ? null : crd.stalled(now);
+    if (stall != null) {
+      // new custom resource types go unnoticed while it lasts
+      out.add(new StalledWatch(CRD_TYPE, TypeState.ALL, stall.silentSince(), stall.reason()));
+    }
     return out;
+  }
+
+  private void checkLiveness() {
+    WatchLiveness crd = crdLiveness;
+    if (crd != null) {
+      crd.enforce(Instant.now());
+    }
+    types.values().forEach(TypeState::checkLiveness);
   }
 
   /** Running informers for leased types (per namespace when split; briefly more while re-planning). */
@@ -367,8 +384,17 @@ public final class InformerRegistry implements AutoCloseable {
     }
     if (d.allowed()) {
       typeWatchMode = TypeWatchMode.CRD_WATCH;
-      SharedIndexInformer<GenericKubernetesResource> informer = client.genericKubernetesResources(CRD_CONTEXT)
-          .inAnyNamespace().runnableInformer(0);
+      WatchLiveness liveness = new WatchLiveness(options.watchLiveness(), java.time.Clock.systemUTC(),
+          reason -> {
+            options.metrics().watchRestarted(CRD_TYPE, reason);
+            if (!InformerMetrics.RESTART_TIMEOUT.equals(reason)) {
+              options.metrics().watchRestart(CRD_TYPE);
+            }
+          });
+      SharedIndexInformer<GenericKubernetesResource> informer = LivenessListerWatcher.informer(
+          client.genericKubernetesResources(CRD_CONTEXT).inAnyNamespace(), liveness,
+          options.listPageSize(), 0);
+      crdLiveness = liveness;
       // the registry needs only which group a CRD belongs to
       informer.itemStore(new TrimmingItemStore(ObjectProjection.of(
           List.of(List.of("spec", "group"), List.of("spec", "names", "kind")))));

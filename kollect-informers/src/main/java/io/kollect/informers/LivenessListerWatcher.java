@@ -5,10 +5,13 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.dsl.internal.AbstractWatchManager;
 import io.fabric8.kubernetes.client.dsl.internal.BaseOperation;
 import io.fabric8.kubernetes.client.dsl.internal.WatchHTTPManager;
 import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
 import java.net.MalformedURLException;
 import java.util.concurrent.CompletableFuture;
@@ -33,6 +36,23 @@ final class LivenessListerWatcher
   private final WatchLiveness liveness;
   private final HttpClient watchClient;
   private final long pageSize;
+
+  /**
+   * A fabric8 informer (not started) over Kollect's list and watch of {@code informable}. A client
+   * that is not fabric8's own implementation (a test double) gets fabric8's informer unchanged.
+   */
+  @SuppressWarnings("unchecked")
+  static SharedIndexInformer<GenericKubernetesResource> informer(
+      Informable<GenericKubernetesResource> informable, WatchLiveness liveness, int pageSize,
+      long resyncMillis) {
+    if (!(informable instanceof BaseOperation<?, ?, ?> base)) {
+      return informable.runnableInformer(resyncMillis);
+    }
+    var operation = (BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?>) base;
+    return new DefaultSharedIndexInformer<>(GenericKubernetesResource.class,
+        new LivenessListerWatcher(operation, liveness, pageSize), resyncMillis,
+        operation.getOperationContext().getExecutor());
+  }
 
   LivenessListerWatcher(
       BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?> operation,

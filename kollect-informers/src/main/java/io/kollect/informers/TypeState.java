@@ -589,7 +589,8 @@ final class TypeState {
     metrics.watchRestarted(type, reason);
     if (!InformerMetrics.RESTART_TIMEOUT.equals(reason)) {
       metrics.watchRestart(type);
-      log.debug("Watch of {} restarts ({}): {}", h, reason, h.liveness.problem());
+      String problem = h.liveness.problem();
+      log.debug("Watch of {} restarts ({}){}", h, reason, problem == null ? "" : ": " + problem);
     }
   }
 

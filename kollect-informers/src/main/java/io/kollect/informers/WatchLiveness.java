@@ -105,6 +105,9 @@ final class WatchLiveness implements Interceptor {
   public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
     requestStartMillis = clock.millis();
     answered = false;
+    // a watch's connection is not kept for reuse: the API server closes it when the watch ends at
+    // its timeout, and a request sent on it as it closes fails ("Connection was closed")
+    builder.setHeader("Connection", "close");
     if (builder instanceof HttpRequest.Builder b) {
       // the HTTP client's timeout is on silence (Vert.x: idle timeout, reset by every byte):
       // a quiet healthy watch ends at the server's timeoutSeconds first
@@ -142,7 +145,7 @@ final class WatchLiveness implements Interceptor {
   @Override
   public void afterConnectionFailure(HttpRequest request, Throwable failure) {
     Throwable t = unwrap(failure);
-    if (t instanceof CancellationException) {
+    if (closedByClient(t)) {
       return;
     }
     if (t instanceof TimeoutException) {
@@ -244,7 +247,7 @@ final class WatchLiveness implements Interceptor {
     answered = false;
     Throwable t = unwrap(failure);
     long lived = clock.millis() - requestStartMillis;
-    if (t instanceof CancellationException) {
+    if (closedByClient(t)) {
       // closed by the client on purpose (informer stopped, given up by enforce, fabric8's own
       // periodic close, or an ERROR event such as 410 that the watcher reports itself)
     } else if (t == null || (lived >= windowMillis - 1_000 && !(t instanceof TimeoutException))) {
@@ -271,6 +274,14 @@ final class WatchLiveness implements Interceptor {
   private void failed(String why, String reason) {
     problem = why;
     restarts.accept(reason);
+  }
+
+  /**
+   * The client ended the request itself: fabric8 cancels the body and the HTTP client resets the
+   * stream (Vert.x reports the reset it was asked for as {@code StreamResetException}).
+   */
+  private static boolean closedByClient(Throwable t) {
+    return t instanceof CancellationException || t.getClass().getSimpleName().equals("StreamResetException");
   }
 
   /** A connection closed under the request (the HTTP clients' "closed" exceptions). */
