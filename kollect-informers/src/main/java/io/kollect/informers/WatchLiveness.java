@@ -47,6 +47,8 @@ import java.util.function.Consumer;
  */
 final class WatchLiveness implements Interceptor {
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WatchLiveness.class);
+
   /** A watch that is not delivering: since when, and why. */
   record Stall(Instant silentSince, String reason) {}
 
@@ -243,10 +245,14 @@ final class WatchLiveness implements Interceptor {
         why != null ? why : "liveness: nothing received for " + seconds(silent));
   }
 
-  private void ended(Throwable failure) {
+  /** The answered watch request ended ({@code failure} null: the server ended the response). */
+  void ended(Throwable failure) {
     answered = false;
     Throwable t = unwrap(failure);
     long lived = clock.millis() - requestStartMillis;
+    if (log.isTraceEnabled()) {
+      log.trace("Watch request ended after {} ms: {}", lived, t == null ? "end of response" : describe(t));
+    }
     if (closedByClient(t)) {
       // closed by the client on purpose (informer stopped, given up by enforce, fabric8's own
       // periodic close, or an ERROR event such as 410 that the watcher reports itself)
@@ -281,7 +287,8 @@ final class WatchLiveness implements Interceptor {
    * stream (Vert.x reports the reset it was asked for as {@code StreamResetException}).
    */
   private static boolean closedByClient(Throwable t) {
-    return t instanceof CancellationException || t.getClass().getSimpleName().equals("StreamResetException");
+    return t instanceof CancellationException
+        || (t != null && t.getClass().getSimpleName().equals("StreamResetException"));
   }
 
   /** A connection closed under the request (the HTTP clients' "closed" exceptions). */

@@ -156,7 +156,6 @@ class WatchLivenessIT {
       assertThat(events.events).hasSize(seen);
       assertThat(events.statuses).allMatch(s -> s.stalled().isEmpty());
       assertThat(metrics.get(CONFIG_MAP + " watchRestarted timeout")).isPositive();
-      // (a "closed" restart may happen: a kept-alive connection the server closed as it was reused)
       assertThat(metrics.counters.keySet())
           .noneMatch(k -> k.contains("liveness") || k.contains("watchRestarted error")
               || k.contains("watchRestarted gone"));

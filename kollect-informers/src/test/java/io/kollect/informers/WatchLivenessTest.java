@@ -11,6 +11,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import io.fabric8.kubernetes.client.http.StandardHttpRequest;
 import org.junit.jupiter.api.Test;
 
 /** The liveness rule's arithmetic and how request outcomes are classified, on a settable clock. */
@@ -85,5 +86,25 @@ class WatchLivenessTest {
         .isEqualTo("IllegalStateException");
     assertThat(WatchLiveness.describe(new ConnectException("Connection refused")))
         .isEqualTo("ConnectException: Connection refused");
+  }
+
+  @Test
+  void aWatchRequestAsksNotToBeKeptAliveAndItsEndIsATimeoutOnlyAtTheEndOfTheWindow() {
+    StandardHttpRequest.Builder builder = new StandardHttpRequest.Builder();
+    builder.uri("https://127.0.0.1:6443/api/v1/configmaps?watch=true");
+    liveness.before(builder, null, null);
+    StandardHttpRequest request = builder.build();
+    assertThat(request.getTimeout()).isEqualTo(Duration.ofSeconds(72));
+    assertThat(request.header("Connection")).isEqualTo("close");
+
+    clock.now = clock.now.plusSeconds(60);
+    liveness.ended(null);
+    liveness.before(new StandardHttpRequest.Builder(), null, null);
+    clock.now = clock.now.plusSeconds(3);
+    liveness.ended(null);
+    liveness.ended(new java.util.concurrent.CancellationException());
+    liveness.ended(new java.util.concurrent.CompletionException(new TimeoutException()));
+    assertThat(restarts).containsExactly(InformerMetrics.RESTART_TIMEOUT,
+        InformerMetrics.RESTART_CLOSED, InformerMetrics.RESTART_LIVENESS);
   }
 }
