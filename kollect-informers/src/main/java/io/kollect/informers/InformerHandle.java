@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Clock;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -31,24 +32,27 @@ final class InformerHandle {
   final ObjectProjection projection;
   final TrimmingItemStore store;
   final SharedIndexInformer<GenericKubernetesResource> informer;
+  final WatchLiveness liveness;
 
   volatile Phase phase = Phase.PENDING;
   volatile boolean synced;
   volatile boolean stopped;
-  /** Whether a watch was ever established, and whether it is known to be down now. */
-  volatile boolean everWatched;
-  volatile boolean down;
+  /** Whether the last liveness check found the watch stalled (planner thread). */
+  boolean reportedStalled;
 
   InformerHandle(TypeState owner, KubernetesClient client, ResourceDefinitionContext context,
-      String scope, ObjectProjection projection, long resyncMillis) {
+      String scope, ObjectProjection projection, InformerOptions options) {
     this.owner = owner;
     this.scope = scope;
     this.projection = projection;
     this.store = new TrimmingItemStore(projection);
+    this.liveness = new WatchLiveness(options.watchLiveness(), Clock.systemUTC(),
+        reason -> owner.onWatchRestart(this, reason));
     MixedOperation<GenericKubernetesResource, ?, ?> op = client.genericKubernetesResources(context);
     Informable<GenericKubernetesResource> informable =
         TypeState.ALL.equals(scope) ? op.inAnyNamespace() : op.inNamespace(scope);
-    this.informer = informable.runnableInformer(resyncMillis);
+    this.informer = LivenessListerWatcher.informer(informable, liveness, options.listPageSize(),
+        options.resyncPeriod().toMillis());
     informer.itemStore(store);
     informer.exceptionHandler((isStarted, t) -> {
       if (stopped) {

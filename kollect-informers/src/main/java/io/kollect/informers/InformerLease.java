@@ -15,7 +15,10 @@ public interface InformerLease extends AutoCloseable {
   /** Cached objects in the lease's scope (possibly projected to the requested paths). */
   List<GenericKubernetesResource> list();
 
-  /** Whether every informer behind the lease has completed its initial list. */
+  /**
+   * Whether every informer behind the lease has completed its initial list under a projection
+   * that keeps every path the lease reads.
+   */
   boolean hasSynced();
 
   LeaseStatus status();

@@ -6,6 +6,17 @@ package io.kollect.informers;
  */
 public interface InformerMetrics {
 
+  /** The API server ended a watch at the end of its liveness window, as asked (normal, once per window). */
+  String RESTART_TIMEOUT = "timeout";
+  /** The API server or the network closed a watch before its window ended. */
+  String RESTART_CLOSED = "closed";
+  /** A watch failed: connection error or an error answer from the API server. */
+  String RESTART_ERROR = "error";
+  /** The watch's resourceVersion is too old (HTTP 410): the informer relists. */
+  String RESTART_GONE = "gone";
+  /** The client gave up on a watch that stayed silent past its liveness window. */
+  String RESTART_LIVENESS = "liveness";
+
   /** An informer started (+1) or stopped (-1). */
   void informers(int delta);
 
@@ -16,7 +27,18 @@ public interface InformerMetrics {
 
   void listWatchError(ResourceType type);
 
+  /**
+   * An established watch was lost and is being replaced: every {@link #watchRestarted} except
+   * the normal {@link #RESTART_TIMEOUT} end of a window.
+   */
   void watchRestart(ResourceType type);
+
+  /**
+   * A watch of {@code type} ended and is being re-opened, for {@code reason}: one of
+   * {@link #RESTART_TIMEOUT}, {@link #RESTART_CLOSED}, {@link #RESTART_ERROR},
+   * {@link #RESTART_GONE}, {@link #RESTART_LIVENESS}.
+   */
+  default void watchRestarted(ResourceType type, String reason) {}
 
   static InformerMetrics noop() {
     return new InformerMetrics() {

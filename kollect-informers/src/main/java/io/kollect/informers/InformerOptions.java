@@ -12,6 +12,11 @@ import java.time.Duration;
  * @param forbiddenRetry how long to wait before re-checking access that was forbidden
  * @param discoveryInterval how often to look for types that are not served yet
  * @param metrics where to report counts
+ * @param watchLiveness the liveness window of every watch: the API server is asked to end each
+ *     watch request after it, the client gives up on a watch that stays silent a little longer
+ *     (a dead connection is replaced within about one window), and a watch silent past that is
+ *     reported as stalled; whole seconds, at least one
+ * @param listPageSize how many objects each page of an informer's list holds
  */
 public record InformerOptions(
     String cluster,
@@ -19,35 +24,70 @@ public record InformerOptions(
     Duration releaseGrace,
     Duration forbiddenRetry,
     Duration discoveryInterval,
-    InformerMetrics metrics) {
+    InformerMetrics metrics,
+    Duration watchLiveness,
+    int listPageSize) {
 
-  /** Cluster "default", 10 h resync, 30 s grace, 5 min forbidden retry, 10 s discovery. */
+  /** The default {@link #watchLiveness()}. */
+  public static final Duration DEFAULT_WATCH_LIVENESS = Duration.ofSeconds(60);
+  /** The default {@link #listPageSize()}. */
+  public static final int DEFAULT_LIST_PAGE_SIZE = 500;
+
+  /** Settings with the default watch liveness (60 s) and list page size (500). */
+  public InformerOptions(String cluster, Duration resyncPeriod, Duration releaseGrace,
+      Duration forbiddenRetry, Duration discoveryInterval, InformerMetrics metrics) {
+    this(cluster, resyncPeriod, releaseGrace, forbiddenRetry, discoveryInterval, metrics,
+        DEFAULT_WATCH_LIVENESS, DEFAULT_LIST_PAGE_SIZE);
+  }
+
+  /**
+   * Cluster "default", 10 h resync, 30 s grace, 5 min forbidden retry, 10 s discovery, 60 s watch
+   * liveness, lists in pages of 500.
+   */
   public static InformerOptions defaults() {
     return new InformerOptions("default", Duration.ofHours(10), Duration.ofSeconds(30),
         Duration.ofMinutes(5), Duration.ofSeconds(10), InformerMetrics.noop());
   }
 
   public InformerOptions withCluster(String c) {
-    return new InformerOptions(c, resyncPeriod, releaseGrace, forbiddenRetry, discoveryInterval, metrics);
+    return new InformerOptions(c, resyncPeriod, releaseGrace, forbiddenRetry, discoveryInterval,
+        metrics, watchLiveness, listPageSize);
   }
 
   public InformerOptions withResyncPeriod(Duration d) {
-    return new InformerOptions(cluster, d, releaseGrace, forbiddenRetry, discoveryInterval, metrics);
+    return new InformerOptions(cluster, d, releaseGrace, forbiddenRetry, discoveryInterval,
+        metrics, watchLiveness, listPageSize);
   }
 
   public InformerOptions withReleaseGrace(Duration d) {
-    return new InformerOptions(cluster, resyncPeriod, d, forbiddenRetry, discoveryInterval, metrics);
+    return new InformerOptions(cluster, resyncPeriod, d, forbiddenRetry, discoveryInterval,
+        metrics, watchLiveness, listPageSize);
   }
 
   public InformerOptions withForbiddenRetry(Duration d) {
-    return new InformerOptions(cluster, resyncPeriod, releaseGrace, d, discoveryInterval, metrics);
+    return new InformerOptions(cluster, resyncPeriod, releaseGrace, d, discoveryInterval,
+        metrics, watchLiveness, listPageSize);
   }
 
   public InformerOptions withDiscoveryInterval(Duration d) {
-    return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry, d, metrics);
+    return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry, d,
+        metrics, watchLiveness, listPageSize);
   }
 
   public InformerOptions withMetrics(InformerMetrics m) {
-    return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry, discoveryInterval, m);
+    return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry,
+        discoveryInterval, m, watchLiveness, listPageSize);
+  }
+
+  /** The liveness window of every watch (default 60 s); see {@link #watchLiveness()}. */
+  public InformerOptions withWatchLiveness(Duration d) {
+    return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry,
+        discoveryInterval, metrics, d, listPageSize);
+  }
+
+  /** Objects per page of an informer's list (default 500). */
+  public InformerOptions withListPageSize(int n) {
+    return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry,
+        discoveryInterval, metrics, watchLiveness, n);
   }
 }

@@ -2,12 +2,17 @@ package io.kollect.informers;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.RequestConfig;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +49,7 @@ import org.slf4j.LoggerFactory;
 public final class InformerRegistry implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(InformerRegistry.class);
-  private static final Duration WATCH_SAMPLE = Duration.ofSeconds(1);
+  private static final Duration LIVENESS_CHECK = Duration.ofSeconds(1);
   static final ResourceDefinitionContext CRD_CONTEXT = new ResourceDefinitionContext.Builder()
       .withGroup("apiextensions.k8s.io")
       .withVersion("v1")
@@ -59,6 +65,7 @@ public final class InformerRegistry implements AutoCloseable {
   private final ScheduledExecutorService planner;
   private final Map<ResourceType, TypeState> types = new ConcurrentHashMap<>();
   private final AtomicInteger informers = new AtomicInteger();
+  private final AtomicLong projectionVersions = new AtomicLong();
   private volatile boolean closed;
 
   /** How the registry notices types that become served; planner thread only. */
@@ -66,6 +73,9 @@ public final class InformerRegistry implements AutoCloseable {
 
   private TypeWatchMode typeWatchMode = TypeWatchMode.NONE;
   private volatile SharedIndexInformer<GenericKubernetesResource> crdInformer;
+  private volatile WatchLiveness crdLiveness;
+  static final ResourceType CRD_TYPE = new ResourceType("apiextensions.k8s.io", "v1",
+      "CustomResourceDefinition");
 
   /**
    * Creates a registry; nothing is watched until the first lease.
@@ -75,8 +85,8 @@ public final class InformerRegistry implements AutoCloseable {
    * @throws IllegalArgumentException naming the option that is invalid
    */
   public InformerRegistry(KubernetesClient client, InformerOptions options) {
-    this.client = Objects.requireNonNull(client, "client");
     this.options = validate(options);
+    this.client = withRequestTimeout(Objects.requireNonNull(client, "client"), this.options);
     this.discovery = new ApiDiscovery(client);
     this.access = new AccessReview(client);
     this.planner = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -84,8 +94,25 @@ public final class InformerRegistry implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    planner.scheduleWithFixedDelay(() -> safely(() -> types.values().forEach(TypeState::sampleWatches)),
-        WATCH_SAMPLE.toMillis(), WATCH_SAMPLE.toMillis(), TimeUnit.MILLISECONDS);
+    // a stall is a matter of time passing without news, so it is checked on a clock
+    planner.scheduleWithFixedDelay(() -> safely(this::checkLiveness),
+        LIVENESS_CHECK.toMillis(), LIVENESS_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Every request the registry makes (discovery, access reviews, list pages) must end: a client
+   * configured without a request timeout gets one of a liveness window for the registry's use.
+   */
+  private static KubernetesClient withRequestTimeout(KubernetesClient client, InformerOptions o) {
+    Config config = client.getConfiguration();
+    if (config == null || config.getRequestTimeout() == null || config.getRequestTimeout() > 0) {
+      return client;
+    }
+    RequestConfig bounded = new RequestConfigBuilder(config.getRequestConfig())
+        .withRequestTimeout((int) o.watchLiveness().toMillis())
+        .build();
+    log.info("The Kubernetes client has no request timeout; the informers use {}", o.watchLiveness());
+    return client.newClient(bounded).adapt(KubernetesClient.class);
   }
 
   private static InformerOptions validate(InformerOptions o) {
@@ -101,6 +128,14 @@ public final class InformerRegistry implements AutoCloseable {
     requirePositive(o.discoveryInterval(), "options.discoveryInterval");
     if (o.metrics() == null) {
       throw new IllegalArgumentException("options.metrics: must not be null (use InformerMetrics.noop())");
+    }
+    Duration w = o.watchLiveness();
+    if (w == null || w.compareTo(Duration.ofSeconds(1)) < 0 || w.toMillis() % 1000 != 0) {
+      throw new IllegalArgumentException("options.watchLiveness: must be a whole number of seconds, "
+          + "at least 1 s (the API server's timeoutSeconds), was " + w);
+    }
+    if (o.listPageSize() < 1) {
+      throw new IllegalArgumentException("options.listPageSize: must be at least 1, was " + o.listPageSize());
     }
     return o;
   }
@@ -191,6 +226,33 @@ public final class InformerRegistry implements AutoCloseable {
     return true;
   }
 
+  /**
+   * Watches that are dead or silent past the liveness window, all types: what readiness and
+   * status should report. Empty when every watch delivers.
+   */
+  public List<StalledWatch> stalledWatches() {
+    Instant now = Instant.now();
+    List<StalledWatch> out = new ArrayList<>();
+    for (TypeState s : types.values()) {
+      out.addAll(s.stalledWatches(now));
+    }
+    WatchLiveness crd = crdLiveness;
+    WatchLiveness.Stall stall = crd == null ? null : crd.stalled(now);
+    if (stall != null) {
+      // new custom resource types go unnoticed while it lasts
+      out.add(new StalledWatch(CRD_TYPE, TypeState.ALL, stall.silentSince(), stall.reason()));
+    }
+    return out;
+  }
+
+  private void checkLiveness() {
+    WatchLiveness crd = crdLiveness;
+    if (crd != null) {
+      crd.enforce(Instant.now());
+    }
+    types.values().forEach(TypeState::checkLiveness);
+  }
+
   /** Running informers for leased types (per namespace when split; briefly more while re-planning). */
   public int informerCount() {
     return informers.get();
@@ -239,6 +301,11 @@ public final class InformerRegistry implements AutoCloseable {
 
   boolean isClosed() {
     return closed;
+  }
+
+  /** A projection version no type of this registry has used. */
+  long nextProjectionVersion() {
+    return projectionVersions.incrementAndGet();
   }
 
   void onPlanner(Runnable task) {
@@ -317,8 +384,17 @@ public final class InformerRegistry implements AutoCloseable {
     }
     if (d.allowed()) {
       typeWatchMode = TypeWatchMode.CRD_WATCH;
-      SharedIndexInformer<GenericKubernetesResource> informer = client.genericKubernetesResources(CRD_CONTEXT)
-          .inAnyNamespace().runnableInformer(0);
+      WatchLiveness liveness = new WatchLiveness(options.watchLiveness(), java.time.Clock.systemUTC(),
+          reason -> {
+            options.metrics().watchRestarted(CRD_TYPE, reason);
+            if (!InformerMetrics.RESTART_TIMEOUT.equals(reason)) {
+              options.metrics().watchRestart(CRD_TYPE);
+            }
+          });
+      SharedIndexInformer<GenericKubernetesResource> informer = LivenessListerWatcher.informer(
+          client.genericKubernetesResources(CRD_CONTEXT).inAnyNamespace(), liveness,
+          options.listPageSize(), 0);
+      crdLiveness = liveness;
       // the registry needs only which group a CRD belongs to
       informer.itemStore(new TrimmingItemStore(ObjectProjection.of(
           List.of(List.of("spec", "group"), List.of("spec", "names", "kind")))));

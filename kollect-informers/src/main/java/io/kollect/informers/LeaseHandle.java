@@ -21,6 +21,10 @@ final class LeaseHandle implements InformerLease {
   /** Whether a plan has taken this lease into account (before that it cannot be synced). */
   volatile boolean planned;
   volatile LeaseStatus lastPublished;
+  /** The last projection asked about in {@link #coveredBy} and the answer (informer threads). */
+  private volatile Coverage coverage;
+
+  private record Coverage(ObjectProjection projection, boolean covered) {}
 
   LeaseHandle(TypeState state, LeaseRequest request, LeaseListener listener,
       LabelSelectorMatcher selector) {
@@ -59,6 +63,16 @@ final class LeaseHandle implements InformerLease {
 
   boolean isClosed() {
     return closed.get();
+  }
+
+  /** Whether objects cached under {@code projection} hold every path this lease reads. */
+  boolean coveredBy(ObjectProjection projection) {
+    Coverage c = coverage;
+    if (c == null || c.projection() != projection) {
+      c = new Coverage(projection, projection.covers(request.keepPaths()));
+      coverage = c;
+    }
+    return c.covered();
   }
 
   /** Whether {@code obj} is in this lease's scope (namespaces, names, labels). */

@@ -8,7 +8,7 @@ public interface LeaseListener {
 
   /**
    * The lease's {@link LeaseStatus} changed (synced, type became served or not served, namespaces
-   * forbidden or allowed).
+   * forbidden or allowed, the cache's projection version, watches stalled or recovered).
    */
   default void onStatusChange(LeaseStatus status) {}
 }

@@ -54,6 +54,44 @@ final class ObjectProjection {
   }
 
   /**
+   * Whether every object this projection keeps holds all of {@code keepPaths} ({@code null}:
+   * the whole object), so a consumer that reads them gets what the API server has.
+   */
+  boolean covers(List<List<String>> keepPaths) {
+    if (root == null) {
+      return true;
+    }
+    if (keepPaths == null) {
+      return false;
+    }
+    for (List<String> path : keepPaths) {
+      if (!coversPath(path)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean coversPath(List<String> path) {
+    if (path.size() >= 2 && path.get(0).equals("metadata") && IDENTITY_METADATA.contains(path.get(1))) {
+      // identity metadata is kept whatever the paths
+      return true;
+    }
+    PathNode node = root;
+    for (String key : path) {
+      if (node.isLeaf()) {
+        return true;
+      }
+      node = node.children.get(key);
+      if (node == null) {
+        return false;
+      }
+    }
+    // the path wants the whole subtree under its last key
+    return node.isLeaf();
+  }
+
+  /**
    * Returns what the cache should hold for {@code source}. The full variant trims {@code source}
    * in place (the informer hands us a freshly deserialised object that nothing else keeps).
    */

@@ -10,6 +10,7 @@ import io.kollect.informers.InformerHandle.Phase;
 import io.kollect.informers.LeaseStatus.Skipped;
 import java.net.HttpURLConnection;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -60,6 +61,9 @@ final class TypeState {
   private volatile Map<String, InformerHandle> active = Map.of();
   private volatile Map<String, InformerHandle> pendingView = Map.of();
   private volatile List<Skipped> skipped = List.of();
+  /** The projection of the active informers' caches ({@code null}: none), and its version. */
+  private volatile ObjectProjection activeProjection;
+  private volatile long projectionVersion;
   final Set<InformerHandle> draining = ConcurrentHashMap.newKeySet();
 
   // planner thread only
@@ -241,7 +245,7 @@ final class TypeState {
         .withNamespaced(current.namespaced())
         .build();
     InformerHandle h = new InformerHandle(this, registry.client(), context, scope, projection,
-        registry.options().resyncPeriod().toMillis());
+        registry.options());
     registry.informerStarted(type);
     log.debug("Starting informer for {} ({})", h, projection);
     h.start().whenComplete((v, t) -> registry.onPlanner(() -> onStarted(h, t)));
@@ -253,8 +257,6 @@ final class TypeState {
       return;
     }
     h.synced = true;
-    // the watch is established once start completes; from now on a lost watch is a restart
-    h.everWatched = true;
     promoteIfReady();
     publishStatuses();
   }
@@ -280,6 +282,7 @@ final class TypeState {
     pending.clear();
     pendingView = Map.of();
     active = Map.copyOf(next);
+    noteProjection(next.isEmpty() ? null : next.values().iterator().next().projection);
     List<InformerHandle> retired = new ArrayList<>();
     for (InformerHandle h : old.values()) {
       if (next.get(h.scope) != h) {
@@ -304,16 +307,28 @@ final class TypeState {
     desiredKeys = Set.of();
     Map<String, InformerHandle> old = active;
     active = Map.of();
+    noteProjection(null);
     for (InformerHandle h : old.values()) {
       h.phase = Phase.RETIRED;
       stopHandle(h);
       // the type is gone: whatever the cache still held no longer exists for consumers
-      h.store.values().forEach(obj -> deliver(ResourceEvent.Kind.DELETED, obj, null));
+      h.store.values().forEach(obj -> deliver(null, ResourceEvent.Kind.DELETED, obj, null));
     }
     skipped = List.of(new Skipped(ALL, Skipped.NOT_SERVED, detail));
     if (!old.isEmpty()) {
       log.info("{} is no longer served; stopped its informers", type);
       reportCachedObjects();
+    }
+  }
+
+  /**
+   * Every informer of the active set has the same projection (a change of projection replaces
+   * them all); a new one gets a new version, never used before by any type of this registry.
+   */
+  private void noteProjection(ObjectProjection projection) {
+    if (!Objects.equals(projection, activeProjection)) {
+      activeProjection = projection;
+      projectionVersion = registry.nextProjectionVersion();
     }
   }
 
@@ -385,25 +400,49 @@ final class TypeState {
 
   LeaseStatus statusFor(LeaseHandle l) {
     TypeInfo i = info;
+    long version = projectionVersion;
     if (!l.planned) {
-      return new LeaseStatus(type, i == null || i.served(), false, List.of());
+      return new LeaseStatus(type, i == null || i.served(), false, List.of(), version, List.of());
     }
     if (i != null && !i.served()) {
       // nothing can be read, and waiting would block readiness forever: count as synced
-      return new LeaseStatus(type, false, true, skipped);
+      return new LeaseStatus(type, false, true, skipped, version, List.of());
     }
     Map<String, InformerHandle> a = active;
+    Map<String, InformerHandle> p = pendingView;
     Set<String> keys = new HashSet<>(a.keySet());
-    keys.addAll(pendingView.keySet());
+    keys.addAll(p.keySet());
     boolean synced = true;
+    List<LeaseStatus.Stalled> stalled = new ArrayList<>();
+    Instant now = Instant.now();
     for (String key : keys) {
       if (relevant(key, l)) {
         InformerHandle h = a.get(key);
-        synced &= h != null && h.synced;
+        // reads come from the active informer: it must have listed, and keep what the lease reads
+        synced &= h != null && h.synced && l.coveredBy(h.projection);
+        InformerHandle watching = p.getOrDefault(key, h);
+        WatchLiveness.Stall stall = watching == null ? null : watching.liveness.stalled(now);
+        if (stall != null) {
+          stalled.add(new LeaseStatus.Stalled(key, stall.silentSince(), stall.reason()));
+        }
       }
     }
     List<Skipped> mine = skipped.stream().filter(s -> relevantSkip(s, l, i)).toList();
-    return new LeaseStatus(type, true, synced, mine);
+    return new LeaseStatus(type, true, synced, mine, version, stalled);
+  }
+
+  /** Watches of this type silent past the liveness window (active and starting informers). */
+  List<StalledWatch> stalledWatches(Instant now) {
+    List<StalledWatch> out = new ArrayList<>();
+    Map<String, InformerHandle> running = new LinkedHashMap<>(active);
+    running.putAll(pendingView);
+    running.forEach((key, h) -> {
+      WatchLiveness.Stall stall = h.stopped ? null : h.liveness.stalled(now);
+      if (stall != null) {
+        out.add(new StalledWatch(type, key, stall.silentSince(), stall.reason()));
+      }
+    });
+    return out;
   }
 
   /**
@@ -439,6 +478,10 @@ final class TypeState {
         continue;
       }
       InformerHandle h = e.getValue();
+      if (!l.coveredBy(h.projection)) {
+        // a wider lease waits for the informer that keeps its paths: no half objects
+        continue;
+      }
       TypeInfo i = info;
       if (ALL.equals(e.getKey()) && !namespaces.isEmpty() && i != null && i.namespaced()) {
         for (String ns : namespaces) {
@@ -481,7 +524,7 @@ final class TypeState {
       }
     }
     registry.options().metrics().event(type, effective);
-    deliver(effective, obj, previous);
+    deliver(h, effective, obj, previous);
     reportCachedObjects();
   }
 
@@ -494,11 +537,19 @@ final class TypeState {
     return cover == self ? null : cover;
   }
 
-  private void deliver(ResourceEvent.Kind kind, GenericKubernetesResource obj,
+  /**
+   * Delivers to the leases whose scope holds the object (before or after). An event from an
+   * informer whose projection does not keep a lease's paths is not that lease's: the informer
+   * that does ({@code source} null: any) delivers it too.
+   */
+  private void deliver(InformerHandle source, ResourceEvent.Kind kind, GenericKubernetesResource obj,
       GenericKubernetesResource previous) {
     ObjectMeta m = obj.getMetadata();
     ResourceEvent event = new ResourceEvent(kind, type, m.getNamespace(), m.getName());
     for (LeaseHandle l : leases) {
+      if (source != null && !l.coveredBy(source.projection)) {
+        continue;
+      }
       if (l.accepts(obj) || (previous != null && l.accepts(previous))) {
         l.deliver(event);
       }
@@ -516,10 +567,6 @@ final class TypeState {
   /** Called by fabric8 on its threads when a list or watch fails (it retries with backoff). */
   void onListWatchError(InformerHandle h, boolean isStarted, Throwable t) {
     registry.options().metrics().listWatchError(type);
-    if (isStarted && !h.down) {
-      h.down = true;
-      registry.options().metrics().watchRestart(type);
-    }
     int code = t instanceof KubernetesClientException k ? k.getCode() : 0;
     log.warn("List/watch of {} failed ({}), fabric8 retries with backoff: {}", h,
         code == 0 ? t.getClass().getSimpleName() : "HTTP " + code, t.getMessage());
@@ -533,22 +580,52 @@ final class TypeState {
     }
   }
 
-  /** Counts a watch restart when an established watch is seen down (planner thread, 1 s tick). */
-  void sampleWatches() {
-    for (InformerHandle h : active.values()) {
+  /** A watch of {@code h} ended and is re-opened (HTTP client threads). */
+  void onWatchRestart(InformerHandle h, String reason) {
+    if (h.stopped) {
+      return;
+    }
+    InformerMetrics metrics = registry.options().metrics();
+    metrics.watchRestarted(type, reason);
+    if (!InformerMetrics.RESTART_TIMEOUT.equals(reason)) {
+      metrics.watchRestart(type);
+      String problem = h.liveness.problem();
+      log.debug("Watch of {} restarts ({}){}", h, reason, problem == null ? "" : ": " + problem);
+    }
+  }
+
+  /**
+   * Gives up on watches silent past the window, and reports watches that became stalled or
+   * recovered (planner thread, every second): one log line per change, and the lease statuses
+   * that change with it.
+   */
+  void checkLiveness() {
+    Instant now = Instant.now();
+    Map<String, InformerHandle> running = new LinkedHashMap<>(active);
+    running.putAll(pendingView);
+    boolean changed = false;
+    boolean anyStalled = false;
+    for (InformerHandle h : running.values()) {
       if (h.stopped) {
         continue;
       }
-      if (log.isTraceEnabled()) {
-        log.trace("{} watching={}", h, h.informer.isWatching());
+      h.liveness.enforce(now);
+      WatchLiveness.Stall stall = h.liveness.stalled(now);
+      anyStalled |= stall != null;
+      if ((stall != null) != h.reportedStalled) {
+        h.reportedStalled = stall != null;
+        changed = true;
+        if (stall != null) {
+          log.warn("Watch of {} is stalled: silent since {} ({}); it is being replaced", h,
+              stall.silentSince(), stall.reason());
+        } else {
+          log.info("Watch of {} delivers again", h);
+        }
       }
-      if (h.informer.isWatching()) {
-        h.everWatched = true;
-        h.down = false;
-      } else if (h.everWatched && !h.down) {
-        h.down = true;
-        registry.options().metrics().watchRestart(type);
-      }
+    }
+    if (changed || anyStalled) {
+      // a stall's reason can change while it lasts; publishing only notifies real changes
+      publishStatuses();
     }
   }
 }

@@ -36,6 +36,11 @@ final class CountingMetrics implements InformerMetrics {
     count(type + " watchRestart");
   }
 
+  @Override
+  public void watchRestarted(ResourceType type, String reason) {
+    count(type + " watchRestarted " + reason);
+  }
+
   long get(String key) {
     AtomicLong c = counters.get(key);
     return c == null ? 0 : c.get();

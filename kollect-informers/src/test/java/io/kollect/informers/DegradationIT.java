@@ -225,7 +225,8 @@ class DegradationIT {
               .withKind("Gadget").withNewMetadata().withName("g1").withNamespace("poll").endMetadata()
               .build()).create();
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-        assertThat(lease.status()).isEqualTo(new LeaseStatus(gadget, true, true, List.of()));
+        assertThat(lease.status()).isEqualTo(new LeaseStatus(gadget, true, true, List.of(),
+            lease.status().projectionVersion(), List.of()));
         assertThat(names(lease)).containsExactly("g1");
       });
     }

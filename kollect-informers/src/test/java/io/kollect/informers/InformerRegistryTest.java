@@ -51,6 +51,14 @@ class InformerRegistryTest {
         .hasMessageContaining("options.discoveryInterval");
     assertThatThrownBy(() -> new InformerRegistry(client, InformerOptions.defaults().withMetrics(null)))
         .hasMessageContaining("options.metrics");
+    assertThatThrownBy(() -> new InformerRegistry(client,
+        InformerOptions.defaults().withWatchLiveness(Duration.ofMillis(1500))))
+        .hasMessageContaining("options.watchLiveness");
+    assertThatThrownBy(() -> new InformerRegistry(client,
+        InformerOptions.defaults().withWatchLiveness(Duration.ZERO)))
+        .hasMessageContaining("options.watchLiveness");
+    assertThatThrownBy(() -> new InformerRegistry(client, InformerOptions.defaults().withListPageSize(0)))
+        .hasMessageContaining("options.listPageSize");
   }
 
   @Test
@@ -72,6 +80,22 @@ class InformerRegistryTest {
           .hasMessageContaining("request.labelSelector.matchExpressions[0].operator");
       assertThat(registry.informerCount()).isZero();
       assertThat(registry.allSynced()).isTrue();
+    }
+  }
+
+  @Test
+  void aClientWithoutRequestTimeoutGetsTheLivenessWindowAsOneSoEveryRequestEnds() {
+    Config config = new ConfigBuilder(Config.empty()).withMasterUrl("https://127.0.0.1:1")
+        .withRequestTimeout(0).build();
+    try (KubernetesClient unbounded = new KubernetesClientBuilder().withConfig(config).build();
+        InformerRegistry registry = new InformerRegistry(unbounded, InformerOptions.defaults()
+            .withWatchLiveness(Duration.ofSeconds(42)))) {
+      var operation = (io.fabric8.kubernetes.client.dsl.internal.OperationSupport)
+          registry.client().configMaps();
+      assertThat(operation.getRequestConfig().getRequestTimeout()).isEqualTo(42_000);
+    }
+    try (InformerRegistry registry = new InformerRegistry(client, InformerOptions.defaults())) {
+      assertThat(registry.client()).isSameAs(client);
     }
   }
 

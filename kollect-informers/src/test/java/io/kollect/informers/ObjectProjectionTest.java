@@ -127,4 +127,27 @@ class ObjectProjectionTest {
     assertThat(store.remove(key)).isNotNull();
     assertThat(store.keySet()).isEmpty();
   }
+
+  @Test
+  void aProjectionCoversThePathsItKeepsAndIdentityMetadataButNotWiderOnes() {
+    ObjectProjection a = ObjectProjection.of(List.of(List.of("data", "a"), List.of("spec")));
+    assertThat(a.covers(List.of(List.of("data", "a")))).isTrue();
+    assertThat(a.covers(List.of(List.of("data", "a", "deeper")))).isTrue();
+    assertThat(a.covers(List.of(List.of("spec", "replicas"), List.of("spec")))).isTrue();
+    assertThat(a.covers(List.of(List.of("metadata", "labels", "app"),
+        List.of("metadata", "resourceVersion")))).isTrue();
+    assertThat(a.covers(List.of())).isTrue();
+
+    assertThat(a.covers(List.of(List.of("data", "b")))).isFalse();
+    assertThat(a.covers(List.of(List.of("data")))).as("the whole of data").isFalse();
+    assertThat(a.covers(List.of(List.of("data", "a"), List.of("status")))).isFalse();
+    assertThat(a.covers(List.of(List.of("metadata", "annotations")))).isFalse();
+    assertThat(a.covers(null)).as("the whole object").isFalse();
+
+    assertThat(ObjectProjection.full().covers(null)).isTrue();
+    assertThat(ObjectProjection.full().covers(List.of(List.of("anything")))).isTrue();
+    ObjectProjection union = ObjectProjection.of(List.of(List.of("data", "a"), List.of("data", "b")));
+    assertThat(union.covers(List.of(List.of("data", "a")))).isTrue();
+    assertThat(union.covers(List.of(List.of("data", "b")))).isTrue();
+  }
 }

@@ -1,9 +1,11 @@
 package io.kollect.informers;
 
+import static io.kollect.informers.Fixtures.CONFIG_MAP;
 import static io.kollect.informers.Fixtures.DEPLOYMENT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -12,8 +14,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,7 +76,9 @@ class SharedInformerIT {
 
       await().atMost(Duration.ofSeconds(30)).until(registry::allSynced);
       assertThat(web.hasSynced()).isTrue();
-      assertThat(webEvents.lastStatus()).isEqualTo(new LeaseStatus(DEPLOYMENT, true, true, List.of()));
+      assertThat(webEvents.lastStatus()).isEqualTo(new LeaseStatus(DEPLOYMENT, true, true, List.of(),
+          web.status().projectionVersion(), List.of()));
+      assertThat(web.status().projectionVersion()).isPositive();
       assertThat(registry.informerCount()).isEqualTo(1);
       assertThat(names(web.list())).containsExactly("web");
       assertThat(names(db.list())).containsExactly("db");
@@ -222,6 +228,74 @@ class SharedInformerIT {
       assertThat(full.<Object>get("spec", "strategy", "type")).isEqualTo("RollingUpdate");
       assertThat(full.getMetadata().getAnnotations()).containsKey("team.example.com/owner");
       assertThat(names(whole.list())).containsExactly("p1");
+    }
+  }
+
+  @Test
+  void aLeaseWantingPathsTheRunningInformerDropsIsNotSyncedUntilTheyAreCachedAndSeesOnlyObjectsWithThem() {
+    api.createNamespace("widen");
+    int count = 100;
+    for (int i = 0; i < count; i++) {
+      api.admin.configMaps().inNamespace("widen").resource(new ConfigMapBuilder()
+          .withNewMetadata().withNamespace("widen").withName("w-" + i).endMetadata()
+          .addToData("a", "a-" + i).addToData("b", "b-" + i).build()).create();
+    }
+    try (InformerRegistry registry = registry()) {
+      InformerLease first = registry.lease(new LeaseRequest(CONFIG_MAP, Set.of("widen"), null,
+          Set.of(), List.of(List.of("data", "a"))), new RecordingListener());
+      await().atMost(Duration.ofSeconds(30)).until(first::hasSynced);
+      assertThat(first.list()).hasSize(count).allSatisfy(cm -> {
+        assertThat(cm.<String>get("data", "a")).startsWith("a-");
+        assertThat(cm.<Object>get("data", "b")).isNull();
+      });
+      long narrowVersion = first.status().projectionVersion();
+
+      // everything the second lease is shown, from its first moment on, must hold data.b
+      List<String> violations = new CopyOnWriteArrayList<>();
+      AtomicReference<InformerLease> secondRef = new AtomicReference<>();
+      Runnable check = () -> {
+        InformerLease lease = secondRef.get();
+        boolean synced = lease.hasSynced();
+        List<GenericKubernetesResource> seen = lease.list();
+        seen.stream().filter(cm -> cm.get("data", "b") == null)
+            .forEach(cm -> violations.add(cm.getMetadata().getName() + " without data.b"));
+        if (synced && seen.size() != count) {
+          violations.add("synced with " + seen.size() + " objects");
+        }
+      };
+      InformerLease second = registry.lease(new LeaseRequest(CONFIG_MAP, Set.of("widen"), null,
+          Set.of(), List.of(List.of("data", "b"))), new LeaseListener() {
+            @Override
+            public void onEvent(ResourceEvent event) {
+              if (secondRef.get() != null) {
+                check.run();
+              }
+            }
+
+            @Override
+            public void onStatusChange(LeaseStatus status) {
+              if (secondRef.get() != null) {
+                check.run();
+              }
+            }
+          });
+      secondRef.set(second);
+      boolean sawUnsynced = false;
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!second.hasSynced() && System.nanoTime() < deadline) {
+        sawUnsynced = true;
+        check.run();
+      }
+      check.run();
+      assertThat(violations).isEmpty();
+      assertThat(sawUnsynced).as("the second lease waited for its paths").isTrue();
+      assertThat(second.list()).hasSize(count)
+          .allSatisfy(cm -> assertThat(cm.<String>get("data", "b")).startsWith("b-"));
+      // the cache's shape changed: memoised extractions of the type are stale
+      assertThat(second.status().projectionVersion()).isNotEqualTo(narrowVersion)
+          .isEqualTo(first.status().projectionVersion());
+      assertThat(first.list()).hasSize(count)
+          .allSatisfy(cm -> assertThat(cm.<String>get("data", "a")).startsWith("a-"));
     }
   }
 

@@ -14,8 +14,10 @@ import java.util.function.Predicate;
 /**
  * A real kube-apiserver for one test class, started with what these tests need: a static token
  * for a ServiceAccount-like user (RBAC tests), an audit log of every request received for the
- * resources the tests count, and etcd compaction every 2 s so a watch resumed after a network cut
- * must relist.
+ * resources the tests count, and by default no watch cache and etcd compaction every 2 s so a
+ * watch resumed after a network cut must relist. {@link #withWatchCache()} runs it as clusters
+ * do instead (watch cache on, default compaction), where a watch resumes from an older
+ * resourceVersion without relisting.
  */
 final class TestApiServer implements AutoCloseable {
 
@@ -28,6 +30,15 @@ final class TestApiServer implements AutoCloseable {
   final KubernetesClient admin;
 
   TestApiServer() {
+    this(false);
+  }
+
+  /** A server with the watch cache on and the default etcd compaction, as in clusters. */
+  static TestApiServer withWatchCache() {
+    return new TestApiServer(true);
+  }
+
+  private TestApiServer(boolean watchCache) {
     try {
       Path dir = Files.createTempDirectory("kollect-informers-it");
       Path policy = dir.resolve("audit-policy.yaml");
@@ -45,14 +56,15 @@ final class TestApiServer implements AutoCloseable {
           - level: None
           """);
       auditLog = dir.resolve("audit.log");
-      server = io.kollect.testing.TestApiServer.builder()
+      var builder = io.kollect.testing.TestApiServer.builder()
           .tokenUser(READER_TOKEN, READER_USER, "system:serviceaccounts",
               "system:serviceaccounts:kollect")
           .flag("--audit-policy-file", policy.toString())
-          .flag("--audit-log-path", auditLog.toString())
-          .flag("--watch-cache=false")
-          .flag("--etcd-compaction-interval", "2s")
-          .start();
+          .flag("--audit-log-path", auditLog.toString());
+      if (!watchCache) {
+        builder.flag("--watch-cache=false").flag("--etcd-compaction-interval", "2s");
+      }
+      server = builder.start();
       admin = server.admin();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -106,6 +118,14 @@ final class TestApiServer implements AutoCloseable {
         && (namespace == null ? !e.path("objectRef").has("namespace")
             : namespace.equals(e.path("objectRef").path("namespace").asText()))
         && (user == null || user.equals(e.path("user").path("username").asText()))).size();
+  }
+
+  /** Request URIs of {@code verb} on {@code resource} in {@code namespace}, in arrival order. */
+  List<String> requestUris(String verb, String resource, String namespace) {
+    return audit(e -> verb.equals(e.path("verb").asText())
+        && resource.equals(e.path("objectRef").path("resource").asText())
+        && namespace.equals(e.path("objectRef").path("namespace").asText()))
+        .stream().map(e -> e.path("requestURI").asText()).toList();
   }
 
   /** The matching audit events, one line each, for failure messages. */

@@ -1,0 +1,119 @@
+package io.kollect.informers;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.api.model.ListOptions;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.dsl.Informable;
+import io.fabric8.kubernetes.client.dsl.internal.AbstractWatchManager;
+import io.fabric8.kubernetes.client.dsl.internal.BaseOperation;
+import io.fabric8.kubernetes.client.dsl.internal.WatchHTTPManager;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
+import java.net.MalformedURLException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Kollect's list and watch for one informer, in place of the one fabric8's {@code Informable}
+ * builds (whose watch timeout, 5–10 min, is internal to its {@code Reflector}): lists in pages of
+ * {@link InformerOptions#listPageSize()}, and watches under the {@link WatchLiveness} rule.
+ *
+ * <p>Watches are plain HTTP streaming requests (as client-go's), not WebSockets: abandoning a
+ * silent HTTP/1.1 request resets and closes its connection at once, while closing a WebSocket
+ * waits for a close handshake the dead peer never answers. They go through a client derived from
+ * the operation's HTTP client (same connection pool, same authentication interceptors) that
+ * carries the liveness interceptor.
+ */
+final class LivenessListerWatcher
+    implements ListerWatcher<GenericKubernetesResource, GenericKubernetesResourceList> {
+
+  private static final String INTERCEPTOR = "kollect-watch-liveness";
+
+  private final BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?> operation;
+  private final WatchLiveness liveness;
+  private final HttpClient watchClient;
+  private final long pageSize;
+
+  /**
+   * A fabric8 informer (not started) over Kollect's list and watch of {@code informable}. A client
+   * that is not fabric8's own implementation (a test double) gets fabric8's informer unchanged.
+   */
+  @SuppressWarnings("unchecked")
+  static SharedIndexInformer<GenericKubernetesResource> informer(
+      Informable<GenericKubernetesResource> informable, WatchLiveness liveness, int pageSize,
+      long resyncMillis) {
+    if (!(informable instanceof BaseOperation<?, ?, ?> base)) {
+      return informable.runnableInformer(resyncMillis);
+    }
+    var operation = (BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?>) base;
+    return new DefaultSharedIndexInformer<>(GenericKubernetesResource.class,
+        new LivenessListerWatcher(operation, liveness, pageSize), resyncMillis,
+        operation.getOperationContext().getExecutor());
+  }
+
+  LivenessListerWatcher(
+      BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?> operation,
+      WatchLiveness liveness, int pageSize) {
+    this.operation = operation;
+    this.liveness = liveness;
+    this.pageSize = pageSize;
+    this.watchClient = operation.getOperationContext().getHttpClient().newBuilder()
+        .addOrReplaceInterceptor(INTERCEPTOR, liveness)
+        .build();
+  }
+
+  @Override
+  public CompletableFuture<GenericKubernetesResourceList> submitList(ListOptions listOptions) {
+    // fabric8 already sets the page size (getLimit) and the continue token; the request carries
+    // the client's request timeout
+    return operation.submitList(listOptions).whenComplete((list, failure) -> {
+      if (failure == null) {
+        liveness.listed();
+      } else {
+        liveness.listFailed(failure);
+      }
+    });
+  }
+
+  @Override
+  public CompletableFuture<AbstractWatchManager<GenericKubernetesResource>> submitWatch(
+      ListOptions options, Watcher<GenericKubernetesResource> watcher) {
+    options.setWatch(true);
+    options.setTimeoutSeconds(liveness.serverTimeoutSeconds());
+    Config config = operation.getConfig();
+    try {
+      // the manager re-opens each ended request from the last resourceVersion it saw, with the
+      // same options; fabric8's Reflector relists only on 410 Gone
+      WatchHTTPManager<GenericKubernetesResource, GenericKubernetesResourceList> watch =
+          new WatchHTTPManager<>(watchClient, operation, options, liveness.observe(watcher),
+              config.getWatchReconnectInterval(), config.getWatchReconnectLimit());
+      liveness.watching(watch);
+      return CompletableFuture.completedFuture(watch);
+    } catch (MalformedURLException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  @Override
+  public Long getLimit() {
+    return pageSize;
+  }
+
+  @Override
+  public int getWatchReconnectInterval() {
+    return operation.getWatchReconnectInterval();
+  }
+
+  @Override
+  public String getApiEndpointPath() {
+    return operation.getApiEndpointPath();
+  }
+
+  @Override
+  public Config getConfig() {
+    return operation.getConfig();
+  }
+}

@@ -1,0 +1,110 @@
+package io.kollect.informers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
+import io.fabric8.kubernetes.client.http.StandardHttpRequest;
+import org.junit.jupiter.api.Test;
+
+/** The liveness rule's arithmetic and how request outcomes are classified, on a settable clock. */
+class WatchLivenessTest {
+
+  /** A clock the test moves by hand. */
+  private static final class SettableClock extends Clock {
+    Instant now = Instant.parse("2026-01-01T00:00:00Z");
+
+    @Override
+    public ZoneOffset getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  private final SettableClock clock = new SettableClock();
+  private final List<String> restarts = new CopyOnWriteArrayList<>();
+  private final WatchLiveness liveness = new WatchLiveness(Duration.ofSeconds(60), clock, restarts::add);
+
+  @Test
+  void theServerEndsEachWatchAfterTheWindowAndTheClientWaitsAFifthLongerBeforeGivingUp() {
+    assertThat(liveness.serverTimeoutSeconds()).isEqualTo(60);
+    assertThat(liveness.clientTimeout()).isEqualTo(Duration.ofSeconds(72));
+    assertThat(liveness.stallAfter()).isEqualTo(Duration.ofSeconds(84));
+    // short windows keep a grace of at least 2 s
+    assertThat(WatchLiveness.grace(Duration.ofSeconds(5))).isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void aWatchIsStalledOnlyWhenNothingArrivedForLongerThanTheStallBoundAndSaysWhy() {
+    Instant start = clock.now;
+    clock.now = start.plusSeconds(84);
+    assertThat(liveness.stalled(clock.now)).isNull();
+    clock.now = start.plusSeconds(85);
+    WatchLiveness.Stall stall = liveness.stalled(clock.now);
+    assertThat(stall.silentSince()).isEqualTo(start);
+    assertThat(stall.reason()).isEqualTo("liveness: nothing received for 85 s");
+
+    liveness.afterConnectionFailure(null, new ConnectException("Connection refused"));
+    assertThat(liveness.stalled(clock.now).reason())
+        .isEqualTo("error: ConnectException: Connection refused");
+    assertThat(restarts).containsExactly(InformerMetrics.RESTART_ERROR);
+
+    // a list page is proof of life
+    liveness.listed();
+    assertThat(liveness.stalled(clock.now)).isNull();
+  }
+
+  @Test
+  void requestOutcomesAreCountedByReason() {
+    liveness.afterConnectionFailure(null, new TimeoutException("idle"));
+    liveness.afterConnectionFailure(null, new IOException("Connection was closed") {});
+    liveness.afterConnectionFailure(null, new java.util.concurrent.CancellationException());
+    assertThat(restarts).containsExactly(InformerMetrics.RESTART_LIVENESS, InformerMetrics.RESTART_ERROR);
+    assertThat(liveness.problem()).startsWith("error:");
+  }
+
+  @Test
+  void anExceptionMessageThatMayQuoteAnObjectIsLeftOutOfStatusAndLogs() {
+    assertThat(WatchLiveness.describe(new IllegalStateException(
+        "Couldn't deserialize watch event: {\"object\":{\"data\":{\"password\":\"x\"}}}")))
+        .isEqualTo("IllegalStateException");
+    assertThat(WatchLiveness.describe(new ConnectException("Connection refused")))
+        .isEqualTo("ConnectException: Connection refused");
+  }
+
+  @Test
+  void aWatchRequestAsksNotToBeKeptAliveAndItsEndIsATimeoutOnlyAtTheEndOfTheWindow() {
+    StandardHttpRequest.Builder builder = new StandardHttpRequest.Builder();
+    builder.uri("https://127.0.0.1:6443/api/v1/configmaps?watch=true");
+    liveness.before(builder, null, null);
+    StandardHttpRequest request = builder.build();
+    assertThat(request.getTimeout()).isEqualTo(Duration.ofSeconds(72));
+    assertThat(request.header("Connection")).isEqualTo("close");
+
+    clock.now = clock.now.plusSeconds(60);
+    liveness.ended(null);
+    liveness.before(new StandardHttpRequest.Builder(), null, null);
+    clock.now = clock.now.plusSeconds(3);
+    liveness.ended(null);
+    liveness.ended(new java.util.concurrent.CancellationException());
+    liveness.ended(new java.util.concurrent.CompletionException(new TimeoutException()));
+    assertThat(restarts).containsExactly(InformerMetrics.RESTART_TIMEOUT,
+        InformerMetrics.RESTART_CLOSED, InformerMetrics.RESTART_LIVENESS);
+  }
+}
