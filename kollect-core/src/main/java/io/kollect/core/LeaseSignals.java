@@ -32,26 +32,17 @@ interface LeaseSignals {
    */
   List<SilentWatch> stalledWatches(LeaseStatus status);
 
-  /**
-   * The signals as {@link LeaseStatus} carries them.
-   *
-   * <p>SEAM (issue 12 items 2 and 7, contract C4): the informers change adds {@code
-   * LeaseStatus.projectionVersion()} (changes when the cache switches to another projection) and
-   * {@code LeaseStatus.stalled()} ({@code Stalled(namespace, silentSince, reason)}). Once it is
-   * merged, this returns {@code status.projectionVersion()} and maps each {@code Stalled} to a
-   * {@link SilentWatch}. Until then the lease status carries neither: version {@code 0}, no stalled
-   * watch, and only the projection the engine requests ({@link RequestedProjections}) invalidates
-   * memoised extractions.
-   */
+  /** The signals as {@link LeaseStatus} carries them (informers contract C4). */
   LeaseSignals FROM_LEASE_STATUS = new LeaseSignals() {
     @Override
     public long cachedProjectionVersion(LeaseStatus status) {
-      return 0L;
+      return status.projectionVersion();
     }
 
     @Override
     public List<SilentWatch> stalledWatches(LeaseStatus status) {
-      return List.of();
+      return status.stalled().stream()
+          .map(s -> new SilentWatch(s.namespace(), s.silentSince(), s.reason())).toList();
     }
   };
 }
