@@ -11,6 +11,7 @@ import io.kollect.export.InventoryView;
 import io.kollect.export.Sink;
 import io.kollect.export.SinkOptions;
 import io.kollect.extract.CompiledProfile;
+import io.kollect.extract.ExtractOptions;
 import io.kollect.extract.ProfileCompiler;
 import io.kollect.extract.ProfileSpec;
 import io.kollect.extract.ProfileValidationException;
@@ -93,6 +94,7 @@ public final class KollectEngine implements AutoCloseable {
   private final AccessDecisions accessDecisions;
   private final TenantBoundary boundary;
   private final Duration deliveryStatusInterval;
+  private final ExtractOptions extractOptions;
   /** Refreshes targets' delivery figures between reconciles; started with the workers. */
   private final ScheduledExecutorService deliveryRefresh =
       Executors.newSingleThreadScheduledExecutor(r -> {
@@ -108,6 +110,7 @@ public final class KollectEngine implements AutoCloseable {
     this.workerCount = b.workers;
     this.lastExportNotifyInterval = b.lastExportNotifyInterval;
     this.deliveryStatusInterval = b.deliveryStatusInterval;
+    this.extractOptions = b.extractOptions;
     this.exportEnabled = b.exportEnabled;
     InformerOptions informerOptions = b.informerOptions != null ? b.informerOptions
         : InformerOptions.defaults().withCluster(b.cluster).withResyncPeriod(b.resyncPeriod)
@@ -201,7 +204,8 @@ public final class KollectEngine implements AutoCloseable {
       }
       CompiledProfile lastValid = old == null ? null : old.compiled();
       try {
-        changed[0] = new ProfileVersion(spec, ProfileCompiler.compile(name, spec), null);
+        changed[0] = new ProfileVersion(spec,
+            ProfileCompiler.compile(name, spec, extractOptions), null);
       } catch (ProfileValidationException e) {
         changed[0] = new ProfileVersion(spec, lastValid, e.getMessage());
       } catch (RuntimeException e) {
@@ -224,6 +228,17 @@ public final class KollectEngine implements AutoCloseable {
   public Optional<String> profileError(String name) {
     ProfileVersion p = profiles.get(name);
     return p == null ? Optional.empty() : Optional.ofNullable(p.error());
+  }
+
+  /**
+   * What the profile's current spec asks for that is accepted but not done as written (for
+   * example {@code includeSecretData}), each naming the field; empty when none or when the
+   * profile is unknown or invalid.
+   */
+  public List<String> profileWarnings(String name) {
+    ProfileVersion p = profiles.get(name);
+    return p == null || p.error() != null || p.compiled() == null ? List.of()
+        : p.compiled().warnings();
   }
 
   /** Removes a profile; targets using it report {@code ProfileNotFound} and stop reading. */
@@ -670,6 +685,7 @@ public final class KollectEngine implements AutoCloseable {
     private Set<String> trustedNamespaces;
     private Duration accessReviewInterval = Duration.ofSeconds(60);
     private Duration deliveryStatusInterval = Duration.ofSeconds(5);
+    private ExtractOptions extractOptions = ExtractOptions.none();
 
     private Builder(KubernetesClient client) {
       this.client = Objects.requireNonNull(client, "client");
@@ -772,6 +788,16 @@ public final class KollectEngine implements AutoCloseable {
       this.retryMaxDelay = max;
       this.retryQps = qps;
       this.retryBurst = burst;
+      return this;
+    }
+
+    /**
+     * How profiles are compiled (default {@link ExtractOptions#none()}): the key that makes
+     * Secret value digests ({@code hmac-sha256}) appear in records. Give every replica and shard
+     * the same key so digests stay stable across restarts.
+     */
+    public Builder extractOptions(ExtractOptions options) {
+      this.extractOptions = Objects.requireNonNull(options, "extractOptions");
       return this;
     }
 
