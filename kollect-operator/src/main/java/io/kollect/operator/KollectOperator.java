@@ -66,11 +66,22 @@ public final class KollectOperator implements AutoCloseable {
   private final SinkTranslation sinkTranslation;
   private final Predicate<String> namespaceFilter;
   private final List<String> extraSinks;
-  private final ExecutorService statusWriter = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "kollect-status-writer");
-    t.setDaemon(true);
-    return t;
-  });
+  private final java.util.concurrent.ScheduledExecutorService statusWriter =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "kollect-status-writer");
+        t.setDaemon(true);
+        return t;
+      });
+  /** Target status writes, at most one per target per {@link OperatorConfig#statusWriteInterval}. */
+  private final CoalescedWrites<TargetId> statusWrites;
+  /** Targets given to the engine, for readiness. */
+  private final java.util.Set<TargetId> engineTargets = ConcurrentHashMap.newKeySet();
+  /**
+   * Targets that reported a status since this instance started leading: their reconcile ran with
+   * export on, which loads their checkpoints, so once every target is here the checkpoints are.
+   */
+  private final java.util.Set<TargetId> reportedWhileLeading = ConcurrentHashMap.newKeySet();
+  private volatile boolean leadershipKnown;
   private final Map<TargetId, TargetStatus> lastStatus = new ConcurrentHashMap<>();
   private final Map<TargetId, KollectTargetStatus> writtenStatus = new ConcurrentHashMap<>();
   /** The last problem logged per object, so a resync does not repeat the same error line. */
@@ -100,8 +111,11 @@ public final class KollectOperator implements AutoCloseable {
     this.checkpoints = config.checkpointDir()
         .<CheckpointStore>map(FileCheckpointStore::new)
         .orElseGet(() -> new ConfigMapCheckpointStore(client, config.operatorNamespace()));
+    this.statusWrites = new CoalescedWrites<>(config.statusWriteInterval(),
+        (task, delay) -> statusWriter.schedule(task, delay, TimeUnit.NANOSECONDS), System::nanoTime);
     this.inventoryObjects = new InventoryObjectSink(client, this::findTarget,
-        InventoryObjectSink.DEFAULT_MAX_PART_BYTES);
+        InventoryObjectSink.DEFAULT_MAX_PART_BYTES, InventoryObjectSink.DEFAULT_MAX_RECORD_BYTES,
+        InventoryObjectSink.DEFAULT_WRITERS, this::onInventoryWritten, java.time.Clock.systemUTC());
     this.engine = KollectEngine.builder(client)
         .cluster(config.clusterName())
         .workers(config.workers())
@@ -116,10 +130,11 @@ public final class KollectOperator implements AutoCloseable {
     this.sinkTranslation = new SinkTranslation(client);
     this.events = new ProblemEvents(client);
     this.extraSinks = config.stdoutRecords().isPresent() ? List.of(STDOUT_SINK) : List.of();
-    this.http = new OperatorHttp(Records.mapper(), this::isReady, metrics::scrape,
+    this.http = new OperatorHttp(Records.mapper(), this::notReadyReasons, metrics::scrape,
         engine::inventory, config.inventoryAuth());
     this.election = config.leaderElection().enabled()
-        ? new LeaderElection(client, config.leaderElection(), this::onLeadership)
+        ? new LeaderElection(client, config.leaderElection(), this::onLeadership,
+            leader -> leadershipKnown = true)
         : null;
   }
 
@@ -135,8 +150,11 @@ public final class KollectOperator implements AutoCloseable {
       @Override
       public void onStatus(TargetStatus status) {
         lastStatus.put(status.id(), status);
+        if (leader) {
+          reportedWhileLeading.add(status.id());
+        }
         metrics.target(status);
-        statusWriter.execute(() -> writeTargetStatus(status.id()));
+        requestStatusWrite(status.id());
       }
 
       @Override
@@ -144,6 +162,7 @@ public final class KollectOperator implements AutoCloseable {
         metrics.targetRemoved(id);
         lastStatus.remove(id);
         writtenStatus.remove(id);
+        statusWrites.forget(id);
       }
     });
     config.stdoutRecords().ifPresent(out -> engine.putSink(new StdoutSink(STDOUT_SINK, out),
@@ -216,10 +235,43 @@ public final class KollectOperator implements AutoCloseable {
     return leader;
   }
 
-  /** Ready when the Kollect resources are listed and every leased informer has synced. */
+  /**
+   * Ready when the Kollect resources are listed, every leased informer has synced, the leadership
+   * state is known and, on the leader, every target's checkpoints are loaded.
+   */
   public boolean isReady() {
-    return targetInformer != null && targetInformer.hasSynced() && profileInformer.hasSynced()
-        && sinkInformer.hasSynced() && engine.isReady();
+    return notReadyReasons().isEmpty();
+  }
+
+  /** Why this instance is not ready, one short line each; empty when it is. */
+  List<String> notReadyReasons() {
+    List<String> reasons = new ArrayList<>();
+    if (targetInformer == null || !targetInformer.hasSynced() || !profileInformer.hasSynced()
+        || !sinkInformer.hasSynced()) {
+      reasons.add("Kollect resources not listed yet");
+    } else if (!engine.isReady()) {
+      reasons.add("informers not synced");
+    }
+    if (!leadershipKnown) {
+      reasons.add("leadership state not known yet");
+    } else if (leader) {
+      long loading = engineTargets.stream().filter(id -> !reportedWhileLeading.contains(id)).count();
+      if (loading > 0) {
+        reasons.add("checkpoints of " + loading + " target(s) not loaded yet");
+      }
+    }
+    reasons.addAll(stalledWatches());
+    return reasons;
+  }
+
+  /**
+   * Dead or silent watches, one line each naming the type, namespace and since when. SEAM (issue
+   * 12 contract C4): returns {@code InformerRegistry.stalledWatches()} formatted as {@code
+   * "watch of <type> in <namespace> silent since <time>: <reason>"} once the informers module
+   * has it (reached through the engine); until then nothing is reported.
+   */
+  List<String> stalledWatches() {
+    return List.of();
   }
 
   /** Where {@code /metrics} and {@code /inventory} are served, once started. */
@@ -247,7 +299,9 @@ public final class KollectOperator implements AutoCloseable {
   // ---- leadership ------------------------------------------------------------------------------
 
   private synchronized void onLeadership(boolean isLeader) {
+    reportedWhileLeading.clear();
     leader = isLeader;
+    leadershipKnown = true;
     metrics.leader(isLeader);
     if (isLeader) {
       if (checkpoints instanceof ConfigMapCheckpointStore cm) {
@@ -266,7 +320,7 @@ public final class KollectOperator implements AutoCloseable {
     // A new leader reports known problems again: as events, and in the status written below.
     loggedProblems.clear();
     for (TargetId id : List.copyOf(lastStatus.keySet())) {
-      writeTargetStatus(id);
+      requestStatusWrite(id);
     }
     // Only report: putting profiles or sinks again would make the engine re-send to the sinks.
     if (profileInformer != null) {
@@ -512,6 +566,7 @@ public final class KollectOperator implements AutoCloseable {
     reportMissingProfile(target);
     try {
       engine.putTarget(spec);
+      engineTargets.add(spec.id());
     } catch (IllegalArgumentException e) {
       // The engine validates the scope (label selectors) and names the target and field itself.
       // It keeps the target's last valid spec, so exports go on while the problem is reported.
@@ -532,6 +587,9 @@ public final class KollectOperator implements AutoCloseable {
   private void onTargetDeleted(KollectTarget target) {
     TargetId id = new TargetId(target.getMetadata().getNamespace(), target.getMetadata().getName());
     engine.removeTarget(id);
+    engineTargets.remove(id);
+    reportedWhileLeading.remove(id);
+    statusWrites.forget(id);
     lastStatus.remove(id);
     writtenStatus.remove(id);
     loggedProblems.remove("KollectTarget " + id);
@@ -564,12 +622,24 @@ public final class KollectOperator implements AutoCloseable {
         : null);
   }
 
+  /** Asks for a status write of a target, coalesced to one per status write interval. */
+  private void requestStatusWrite(TargetId id) {
+    statusWrites.request(id, () -> writeTargetStatus(id));
+  }
+
+  /** After every inventory write attempt of a target: its metrics and (coalesced) status. */
+  private void onInventoryWritten(TargetId id) {
+    inventoryObjects.health(id).ifPresent(h -> metrics.inventory(id, h));
+    requestStatusWrite(id);
+  }
+
   private void writeTargetStatus(TargetId id) {
     TargetStatus status = lastStatus.get(id);
     if (!leader || status == null) {
       return;
     }
-    KollectTargetStatus next = CrTranslation.status(status);
+    KollectTargetStatus next = CrTranslation.status(status,
+        inventoryObjects.health(id).orElse(null), Instant.now(), writtenStatus.get(id));
     if (next.equals(writtenStatus.get(id))) {
       return;
     }
