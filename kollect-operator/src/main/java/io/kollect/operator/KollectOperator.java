@@ -99,9 +99,9 @@ public final class KollectOperator implements AutoCloseable {
   private final LeaderElection election;
   private final ProblemEvents events;
   private volatile boolean leader;
-  private volatile SharedIndexInformer<KollectProfile> profileInformer;
-  private volatile SharedIndexInformer<KollectSink> sinkInformer;
-  private volatile SharedIndexInformer<KollectTarget> targetInformer;
+  private volatile KindWatch<KollectProfile> profileInformer;
+  private volatile KindWatch<KollectSink> sinkInformer;
+  private volatile KindWatch<KollectTarget> targetInformer;
 
   /** Builds the operator; nothing runs until {@link #start()}. */
   public KollectOperator(KubernetesClient client, OperatorConfig config) {
@@ -173,14 +173,17 @@ public final class KollectOperator implements AutoCloseable {
     }
     long resync = config.resyncPeriod().toMillis();
     // Profiles and sinks first, so that targets are not reported as naming missing ones on start.
-    profileInformer = client.resources(KollectProfile.class).runnableInformer(resync);
-    profileInformer.addEventHandler(handler(this::onProfile, this::onProfileDeleted));
-    sinkInformer = client.resources(KollectSink.class).inAnyNamespace().runnableInformer(resync);
-    sinkInformer.addEventHandler(handler(this::onSink, this::onSinkDeleted));
+    profileInformer = new KindWatch<>(client, KollectProfile.class,
+        io.kollect.operator.crd.KollectProfileSpec.class, false, resync,
+        handler(this::onProfile, this::onProfileDeleted));
+    sinkInformer = new KindWatch<>(client, KollectSink.class,
+        io.kollect.operator.crd.KollectSinkSpec.class, true, resync,
+        handler(this::onSink, this::onSinkDeleted));
     awaitListed("KollectProfiles", profileInformer.start());
     awaitListed("KollectSinks", sinkInformer.start());
-    targetInformer = client.resources(KollectTarget.class).inAnyNamespace().runnableInformer(resync);
-    targetInformer.addEventHandler(handler(this::onTarget, this::onTargetDeleted));
+    targetInformer = new KindWatch<>(client, KollectTarget.class,
+        io.kollect.operator.crd.KollectTargetSpec.class, true, resync,
+        handler(this::onTarget, this::onTargetDeleted));
     awaitListed("KollectTargets", targetInformer.start());
     if (election != null) {
       election.start();
@@ -290,10 +293,10 @@ public final class KollectOperator implements AutoCloseable {
   }
 
   private Optional<KollectTarget> findTarget(TargetId id) {
-    SharedIndexInformer<KollectTarget> informer = targetInformer;
+    KindWatch<KollectTarget> informer = targetInformer;
     return informer == null
         ? Optional.empty()
-        : Optional.ofNullable(informer.getStore().getByKey(id.namespace() + "/" + id.name()));
+        : informer.get(id.namespace() + "/" + id.name());
   }
 
   // ---- leadership ------------------------------------------------------------------------------
@@ -324,10 +327,10 @@ public final class KollectOperator implements AutoCloseable {
     }
     // Only report: putting profiles or sinks again would make the engine re-send to the sinks.
     if (profileInformer != null) {
-      profileInformer.getStore().list().forEach(this::reportProfile);
+      profileInformer.list().forEach(this::reportProfile);
     }
     if (sinkInformer != null) {
-      sinkInformer.getStore().list().stream()
+      sinkInformer.list().stream()
           .filter(k -> namespaceFilter.test(k.getMetadata().getNamespace()))
           .forEach(this::reportSink);
     }
@@ -396,7 +399,7 @@ public final class KollectOperator implements AutoCloseable {
     }
   }
 
-  private void onProfileDeleted(KollectProfile profile) {
+  private void onProfileDeleted(io.fabric8.kubernetes.api.model.HasMetadata profile) {
     engine.removeProfile(profile.getMetadata().getName());
     profileProblems.remove(profile.getMetadata().getName());
     loggedProblems.remove("KollectProfile " + profile.getMetadata().getName());
@@ -465,18 +468,18 @@ public final class KollectOperator implements AutoCloseable {
 
   /** Re-evaluates every sink's status from its configuration and its recent deliveries. */
   private void checkSinkHealth() {
-    SharedIndexInformer<KollectSink> informer = sinkInformer;
+    KindWatch<KollectSink> informer = sinkInformer;
     if (!leader || informer == null) {
       return;
     }
-    for (KollectSink sink : informer.getStore().list()) {
+    for (KollectSink sink : informer.list()) {
       if (namespaceFilter.test(sink.getMetadata().getNamespace())) {
         writeSinkStatus(sink);
       }
     }
   }
 
-  private void onSinkDeleted(KollectSink sink) {
+  private void onSinkDeleted(io.fabric8.kubernetes.api.model.HasMetadata sink) {
     String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
         sink.getMetadata().getName());
     engine.removeSink(name);
@@ -584,7 +587,7 @@ public final class KollectOperator implements AutoCloseable {
     }
   }
 
-  private void onTargetDeleted(KollectTarget target) {
+  private void onTargetDeleted(io.fabric8.kubernetes.api.model.HasMetadata target) {
     TargetId id = new TargetId(target.getMetadata().getNamespace(), target.getMetadata().getName());
     engine.removeTarget(id);
     engineTargets.remove(id);
@@ -606,7 +609,7 @@ public final class KollectOperator implements AutoCloseable {
 
   private void reportMissingProfileOfTargets() {
     if (targetInformer != null) {
-      targetInformer.getStore().list().forEach(this::reportMissingProfile);
+      targetInformer.list().forEach(this::reportMissingProfile);
     }
   }
 
@@ -616,7 +619,7 @@ public final class KollectOperator implements AutoCloseable {
     }
     String ref = target.getSpec().profileRef();
     String id = target.getMetadata().getNamespace() + "/" + target.getMetadata().getName();
-    boolean missing = profileInformer.getStore().getByKey(ref) == null;
+    boolean missing = profileInformer.get(ref).isEmpty();
     report(target, "ProfileNotFound", "KollectTarget " + id, missing
         ? "KollectTarget " + id + ": spec.profileRef: KollectProfile \"" + ref + "\" does not exist"
         : null);
@@ -701,40 +704,98 @@ public final class KollectOperator implements AutoCloseable {
     return CrTranslation.condition(type, status, reason, message, since, generation);
   }
 
-  private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> ResourceEventHandler<T>
-      handler(java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {
-    return new ResourceEventHandler<>() {
+  private <T extends io.fabric8.kubernetes.api.model.HasMetadata> KindWatch.Handler<T> handler(
+      java.util.function.Consumer<T> upsert,
+      java.util.function.Consumer<io.fabric8.kubernetes.api.model.HasMetadata> delete) {
+    return new KindWatch.Handler<>() {
       @Override
-      public void onAdd(T obj) {
-        guard(obj, () -> upsert.accept(obj));
+      public void upsert(T object) {
+        upsert.accept(object);
       }
 
       @Override
-      public void onUpdate(T oldObj, T newObj) {
-        Long before = oldObj.getMetadata().getGeneration();
-        Long after = newObj.getMetadata().getGeneration();
-        // Status writes bump resourceVersion, not generation: nothing to reconcile for those.
-        if (before != null && before.equals(after)
-            && Objects.equals(oldObj.getMetadata().getUid(), newObj.getMetadata().getUid())) {
-          return;
-        }
-        guard(newObj, () -> upsert.accept(newObj));
+      public void delete(io.fabric8.kubernetes.api.model.HasMetadata object) {
+        delete.accept(object);
+        loggedProblems.remove(describe(object));
       }
 
       @Override
-      public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-        guard(obj, () -> delete.accept(obj));
+      public void unreadable(io.fabric8.kubernetes.api.model.GenericKubernetesResource object,
+          String problem) {
+        onUnreadable(object, problem);
       }
     };
   }
 
-  private static void guard(io.fabric8.kubernetes.api.model.HasMetadata obj, Runnable action) {
-    try {
-      action.run();
-    } catch (RuntimeException e) {
-      // Never let one object break the watch: say which object and move on.
-      log.error("{} {}: {}", obj.getKind(), obj.getMetadata().getName(), e.toString(), e);
+  /** {@code Kind namespace/name} or {@code Kind name}. */
+  private static String describe(io.fabric8.kubernetes.api.model.HasMetadata o) {
+    String ns = o.getMetadata().getNamespace();
+    return o.getKind() + " " + (ns == null ? "" : ns + "/") + o.getMetadata().getName();
+  }
+
+  /**
+   * A Kollect object this operator cannot read (e.g. a {@code type} from a newer CRD): said once
+   * in the log and as an event, and in the object's status; a sink stops being used, a target or
+   * profile keeps its last readable spec. The watch of the kind goes on.
+   */
+  private void onUnreadable(io.fabric8.kubernetes.api.model.GenericKubernetesResource object,
+      String problem) {
+    String what = describe(object);
+    String message = what + ": " + problem;
+    if (object.getKind().equals("KollectSink")
+        && namespaceFilter.test(object.getMetadata().getNamespace())) {
+      String name = CrTranslation.sinkName(object.getMetadata().getNamespace(),
+          object.getMetadata().getName());
+      engine.removeSink(name);
+      sinkProblems.put(name, message);
     }
+    if (object.getKind().equals("KollectTarget")) {
+      // Written again from the engine's view once the object reads again.
+      writtenStatus.remove(new TargetId(object.getMetadata().getNamespace(),
+          object.getMetadata().getName()));
+    }
+    report(object, "NotUnderstood", what, message);
+    if (leader) {
+      writeUnreadableStatus(object, message);
+    }
+  }
+
+  private void writeUnreadableStatus(io.fabric8.kubernetes.api.model.GenericKubernetesResource object,
+      String message) {
+    long generation = Optional.ofNullable(object.getMetadata().getGeneration()).orElse(0L);
+    Instant now = Instant.now();
+    Map<String, Object> status = Map.of("observedGeneration", generation, "conditions", List.of(
+        conditionMap(CrTranslation.condition("Ready", "False", "NotUnderstood", message, now, generation)),
+        conditionMap(CrTranslation.condition("Stalled", "True", "NotUnderstood", message, now, generation))));
+    statusWriter.execute(() -> {
+      try {
+        var resources = client.genericKubernetesResources(
+            object.getApiVersion(), object.getKind());
+        var one = object.getMetadata().getNamespace() == null
+            ? resources.withName(object.getMetadata().getName())
+            : resources.inNamespace(object.getMetadata().getNamespace())
+                .withName(object.getMetadata().getName());
+        one.editStatus(g -> {
+          g.setAdditionalProperty("status", status);
+          return g;
+        });
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          log.warn("{}: cannot write status: {}", describe(object), firstLine(e.getMessage()));
+        }
+      }
+    });
+  }
+
+  private static Map<String, Object> conditionMap(Condition c) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put("type", c.getType());
+    m.put("status", c.getStatus());
+    m.put("reason", c.getReason());
+    m.put("message", c.getMessage());
+    m.put("lastTransitionTime", c.getLastTransitionTime());
+    m.put("observedGeneration", c.getObservedGeneration());
+    return m;
   }
 
   /**
@@ -743,7 +804,7 @@ public final class KollectOperator implements AutoCloseable {
    */
   @Override
   public void close() {
-    for (SharedIndexInformer<?> informer : new ArrayList<>(java.util.Arrays.asList(
+    for (KindWatch<?> informer : new ArrayList<>(java.util.Arrays.asList(
         targetInformer, sinkInformer, profileInformer))) {
       if (informer != null) {
         informer.close();
