@@ -53,6 +53,22 @@ final class CrTranslation {
    * extraSinks} (e.g. {@code --stdout}) are added to every target.
    */
   static TargetSpec target(KollectTarget target, List<String> extraSinks) {
+    return target(target, extraSinks, OperatorConfig.DEFAULT_SERVICE_ACCOUNT);
+  }
+
+  /**
+   * The ServiceAccount a target reads as: {@code spec.serviceAccountName}, else the operator's
+   * default. SEAM (issue 12 contract C5): once core's {@code TargetSpec} has {@code
+   * serviceAccount}, {@link #target(KollectTarget, List, String)} passes this to it.
+   */
+  static String serviceAccount(KollectTarget target, String defaultServiceAccount) {
+    String sa = target.getSpec() == null ? null : target.getSpec().serviceAccountName();
+    return sa == null || sa.isBlank() ? defaultServiceAccount : sa;
+  }
+
+  /** A target in the core model, reading as its ServiceAccount (see {@link #serviceAccount}). */
+  static TargetSpec target(KollectTarget target, List<String> extraSinks,
+      String defaultServiceAccount) {
     KollectTargetSpec spec = target.getSpec();
     String ns = target.getMetadata().getNamespace();
     TargetId id = new TargetId(ns, target.getMetadata().getName());

@@ -88,6 +88,8 @@ public final class KollectOperator implements AutoCloseable {
   private final Map<String, String> loggedProblems = new ConcurrentHashMap<>();
   /** Configuration problems of KollectSinks by engine sink name. */
   private final Map<String, String> sinkProblems = new ConcurrentHashMap<>();
+  /** Warnings (e.g. TLS verification off) of KollectSinks by engine sink name. */
+  private final Map<String, List<String>> sinkWarnings = new ConcurrentHashMap<>();
   /** Validation problems of KollectProfiles by name. */
   private final Map<String, String> profileProblems = new ConcurrentHashMap<>();
   private final java.util.concurrent.ScheduledExecutorService sinkHealth =
@@ -97,11 +99,39 @@ public final class KollectOperator implements AutoCloseable {
         return t;
       });
   private final LeaderElection election;
+  private final Optional<byte[]> digestKey;
   private final ProblemEvents events;
   private volatile boolean leader;
   private volatile KindWatch<KollectProfile> profileInformer;
   private volatile KindWatch<KollectSink> sinkInformer;
   private volatile KindWatch<KollectTarget> targetInformer;
+
+  /**
+   * The settings of issue 12 that the engine takes through contracts being built in parallel.
+   * SEAMS, wired by the lead after merging:
+   *
+   * <ul>
+   *   <li>C4 (informers): {@code .informerOptions(InformerOptions.defaults().withCluster(...)
+   *       .withResyncPeriod(config.resyncPeriod()).withMetrics(metrics)
+   *       .withWatchLiveness(config.watchLiveness()))} — {@code --watch-liveness};
+   *   <li>C5 (core): {@code .accessReviewer(new SubjectAccessReviewer(client))
+   *       .defaultServiceAccount(config.defaultServiceAccount())
+   *       .trustedNamespaces(config.trustedNamespaces())} — {@code --default-service-account},
+   *       {@code --cluster-wide-namespaces};
+   *   <li>C2 (extract): the engine compiles profiles with {@code new ExtractOptions(key)} for
+   *       {@link #digestKey()} — {@code --digest-key-secret}/{@code --digest-key-file}.
+   * </ul>
+   *
+   * <p>Until then the flags are parsed and validated, and the builder is returned unchanged.
+   */
+  static KollectEngine.Builder issue12Settings(KollectEngine.Builder builder, OperatorConfig config) {
+    return builder;
+  }
+
+  /** The digest key resolved at construction (contract C2 seam, see {@link #issue12Settings}). */
+  Optional<byte[]> digestKey() {
+    return digestKey;
+  }
 
   /** Builds the operator; nothing runs until {@link #start()}. */
   public KollectOperator(KubernetesClient client, OperatorConfig config) {
@@ -116,7 +146,8 @@ public final class KollectOperator implements AutoCloseable {
     this.inventoryObjects = new InventoryObjectSink(client, this::findTarget,
         InventoryObjectSink.DEFAULT_MAX_PART_BYTES, InventoryObjectSink.DEFAULT_MAX_RECORD_BYTES,
         InventoryObjectSink.DEFAULT_WRITERS, this::onInventoryWritten, java.time.Clock.systemUTC());
-    this.engine = KollectEngine.builder(client)
+    this.digestKey = config.digestKey().resolve(client, config.operatorNamespace());
+    this.engine = issue12Settings(KollectEngine.builder(client)
         .cluster(config.clusterName())
         .workers(config.workers())
         .resyncPeriod(config.resyncPeriod())
@@ -125,7 +156,7 @@ public final class KollectOperator implements AutoCloseable {
         .informerMetrics(metrics)
         .inventorySink(inventoryObjects)
         .exportEnabled(!config.leaderElection().enabled())
-        .namespaceFilter(namespaceFilter)
+        .namespaceFilter(namespaceFilter), config)
         .build();
     this.sinkTranslation = new SinkTranslation(client);
     this.events = new ProblemEvents(client);
@@ -406,18 +437,37 @@ public final class KollectOperator implements AutoCloseable {
     reportMissingProfileOfTargets();
   }
 
+  /**
+   * What the compiled profile accepts but ignores, one line each naming the field (e.g. {@code
+   * resources[0].includeSecretData is ignored: ...}). SEAM (issue 12 contract C2): once
+   * kollect-extract has {@code CompiledProfile.warnings()} and the engine exposes the compiled
+   * profile (or its warnings) by name, return them here; the profile's status then carries a
+   * {@code Warning} condition. Until then there are none.
+   */
+  List<String> profileWarnings(String profile) {
+    return List.of();
+  }
+
   private void writeProfileStatus(KollectProfile profile, String problem) {
     long generation = Optional.ofNullable(profile.getMetadata().getGeneration()).orElse(0L);
     List<Condition> previous = profile.getStatus() == null || profile.getStatus().conditions() == null
         ? List.of() : profile.getStatus().conditions();
-    List<Condition> conditions = problem == null
+    List<Condition> conditions = new ArrayList<>(problem == null
         ? List.of(
             keep(previous, "Ready", "True", "Valid", "profile compiles", generation),
             keep(previous, "Degraded", "False", "Valid", "no problems", generation))
         : List.of(
             keep(previous, "Ready", "False", "InvalidProfile", problem, generation),
-            keep(previous, "Degraded", "True", "InvalidProfile", problem, generation));
-    KollectProfileStatus status = new KollectProfileStatus(generation, conditions);
+            keep(previous, "Degraded", "True", "InvalidProfile", problem, generation),
+            keep(previous, "Stalled", "True", "InvalidProfile", problem, generation)));
+    List<String> warnings = profileWarnings(profile.getMetadata().getName());
+    if (!warnings.isEmpty()) {
+      conditions.add(keep(previous, "Warning", "True", "IgnoredFields", String.join("; ", warnings),
+          generation));
+    }
+    Integer resources = profile.getSpec() == null || profile.getSpec().resources() == null
+        ? null : profile.getSpec().resources().size();
+    KollectProfileStatus status = new KollectProfileStatus(generation, conditions, resources);
     if (status.equals(profile.getStatus())) {
       return;
     }
@@ -449,6 +499,8 @@ public final class KollectOperator implements AutoCloseable {
       SinkTranslation.Built built = sinkTranslation.build(name, sink);
       engine.putSink(built.sink(), built.options());
       sinkProblems.remove(name);
+      sinkWarnings.put(name, built.warnings());
+      built.warnings().forEach(w -> log.warn("KollectSink {}: {}", name, w));
     } catch (IllegalArgumentException e) {
       sinkProblems.put(name, "KollectSink " + name + ": " + firstLine(e.getMessage()));
       engine.removeSink(name);
@@ -474,7 +526,14 @@ public final class KollectOperator implements AutoCloseable {
     }
     for (KollectSink sink : informer.list()) {
       if (namespaceFilter.test(sink.getMetadata().getNamespace())) {
-        writeSinkStatus(sink);
+        String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
+            sink.getMetadata().getName());
+        String problem = sinkProblems.get(name);
+        if (problem != null && problem.contains("Secret ")) {
+          onSink(sink); // a Secret it names may exist now
+        } else {
+          writeSinkStatus(sink);
+        }
       }
     }
   }
@@ -484,6 +543,7 @@ public final class KollectOperator implements AutoCloseable {
         sink.getMetadata().getName());
     engine.removeSink(name);
     sinkProblems.remove(name);
+    sinkWarnings.remove(name);
     loggedProblems.remove("KollectSink " + name);
   }
 
@@ -499,7 +559,8 @@ public final class KollectOperator implements AutoCloseable {
     if (problem != null) {
       conditions = List.of(
           keep(previous, "Ready", "False", "InvalidSink", problem, generation),
-          keep(previous, "Degraded", "True", "InvalidSink", problem, generation));
+          keep(previous, "Degraded", "True", "InvalidSink", problem, generation),
+          keep(previous, "Stalled", "True", "InvalidSink", problem, generation));
     } else if (delivery.failing()) {
       String message = "deliveries are failing since " + CrTranslation.rfc3339(delivery.failingSince())
           + " (" + delivery.failedRecords() + " records in failed attempts, retrying); last success "
@@ -512,9 +573,17 @@ public final class KollectOperator implements AutoCloseable {
           keep(previous, "Ready", "True", "Configured", "sink configured", generation),
           keep(previous, "Degraded", "False", "Delivering", "no problems", generation));
     }
-    KollectSinkStatus status = new KollectSinkStatus(generation, conditions);
+    List<String> warnings = sinkWarnings.getOrDefault(name, List.of());
+    if (problem == null && !warnings.isEmpty()) {
+      conditions = new ArrayList<>(conditions);
+      conditions.add(keep(previous, "Insecure", "True", "InsecureSkipVerify",
+          String.join("; ", warnings), generation));
+    }
+    KollectSinkStatus status = new KollectSinkStatus(generation, conditions,
+        targetsUsing(sink.getMetadata().getNamespace(), sink.getMetadata().getName()));
     if (sameConditions(status.conditions(), sink.getStatus() == null ? null : sink.getStatus().conditions())
-        && Long.valueOf(generation).equals(sink.getStatus().observedGeneration())) {
+        && Long.valueOf(generation).equals(sink.getStatus().observedGeneration())
+        && java.util.Objects.equals(status.targets(), sink.getStatus().targets())) {
       return;
     }
     statusWriter.execute(() -> {
@@ -532,6 +601,18 @@ public final class KollectOperator implements AutoCloseable {
         }
       }
     });
+  }
+
+  /** How many known targets name this sink. */
+  private int targetsUsing(String namespace, String sink) {
+    KindWatch<KollectTarget> informer = targetInformer;
+    if (informer == null) {
+      return 0;
+    }
+    return (int) informer.list().stream()
+        .filter(t -> namespace.equals(t.getMetadata().getNamespace()) && t.getSpec() != null
+            && t.getSpec().sinkRefs() != null && t.getSpec().sinkRefs().contains(sink))
+        .count();
   }
 
   /** Equal but for the transition times, which {@link #keep} carries over anyway. */
@@ -560,7 +641,7 @@ public final class KollectOperator implements AutoCloseable {
     }
     TargetSpec spec;
     try {
-      spec = CrTranslation.target(target, extraSinks);
+      spec = CrTranslation.target(target, extraSinks, config.defaultServiceAccount());
     } catch (IllegalArgumentException e) {
       report(target, "InvalidTarget", "KollectTarget " + ns + "/" + target.getMetadata().getName(),
           "KollectTarget " + ns + "/" + target.getMetadata().getName() + ": " + e.getMessage());

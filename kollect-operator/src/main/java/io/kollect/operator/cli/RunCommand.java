@@ -226,8 +226,15 @@ final class RunCommand implements Callable<Integer> {
   /** Runs an operator until interrupted, a shutdown signal, or {@code duration}. */
   static int runUntilStopped(KubernetesClient client, OperatorConfig config, Duration duration,
       PrintStream errStream) throws IOException {
+    KollectOperator operator;
+    try {
+      operator = new KollectOperator(client, config);
+    } catch (IllegalStateException | IllegalArgumentException e) {
+      // E.g. the digest key Secret is missing: one line naming it, exit 1.
+      errStream.println("kollect: " + e.getMessage());
+      return 1;
+    }
     StopSignal stop = new StopSignal("kollect-shutdown");
-    KollectOperator operator = new KollectOperator(client, config);
     try {
       operator.start();
       log.info("kollect running (cluster {}, leader election {})", config.clusterName(),
