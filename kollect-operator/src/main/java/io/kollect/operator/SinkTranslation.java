@@ -192,7 +192,7 @@ final class SinkTranslation {
     }
     if (url.getScheme() == null || !(url.getScheme().equalsIgnoreCase("http")
         || url.getScheme().equalsIgnoreCase("https"))) {
-      throw new IllegalArgumentException("spec.http.url: '" + text + "' is not an http or https URL");
+      throw new IllegalArgumentException("spec.http.url: must be an http or https URL, got " + text);
     }
     if (url.getHost() == null) {
       // java.net.URI parses an out-of-range port as part of a registry-based authority.
