@@ -100,7 +100,9 @@ final class CrTranslation {
   static final String REASON_INVENTORY_FAILING = "InventoryWriteFailing";
   /** Ready reasons of problems a retry does not fix: the target is Stalled (kstatus). */
   static final java.util.Set<String> STALLED_REASONS = java.util.Set.of(
-      "ProfileNotFound", "InvalidProfile", "InvalidTarget", REASON_INVENTORY_FAILING);
+      "ProfileNotFound", "InvalidProfile", "InvalidTarget", REASON_INVENTORY_FAILING,
+      "SinkDeliveryFailing");
+  static final String REASON_SINK_FAILING = "SinkDeliveryFailing";
   static final String RECORDS_REJECTED = "RecordsRejected";
   /** Rejected records named in the condition message; the rest are counted. */
   static final int REJECTED_NAMED = 3;
@@ -116,6 +118,17 @@ final class CrTranslation {
    */
   static KollectTargetStatus status(TargetStatus status, InventoryHealth inventory, Instant now,
       KollectTargetStatus previous) {
+    return status(status, inventory, List.of(), now, previous);
+  }
+
+  /**
+   * As {@link #status(TargetStatus, InventoryHealth, Instant, KollectTargetStatus)}, with the
+   * target's per-sink deliveries: a sink whose deliveries keep failing past the threshold (3
+   * attempts or 60 s) makes the target {@code Ready=False}, reason {@code SinkDeliveryFailing};
+   * records a sink rejected for good are a {@code RecordsRejected} condition.
+   */
+  static KollectTargetStatus status(TargetStatus status, InventoryHealth inventory,
+      List<SinkDelivery> deliveries, Instant now, KollectTargetStatus previous) {
     long generation = status.observedGeneration();
     List<Condition> before = previous == null || previous.conditions() == null
         ? List.of() : previous.conditions();
@@ -131,8 +144,28 @@ final class CrTranslation {
       byType.put("Ready", kept(before, "Ready", "False", REASON_INVENTORY_FAILING, message, now, generation));
       byType.put("Degraded", kept(before, "Degraded", "True", REASON_INVENTORY_FAILING, message, now, generation));
     }
-    if (inventory != null && !inventory.rejected().isEmpty()) {
-      String message = rejectedMessage(inventory.rejected());
+    List<SinkDelivery> failingSinks = deliveries.stream().filter(d -> d.failing(now)).toList();
+    if (!failingSinks.isEmpty() && !byType.containsKey("Ready")
+        || !failingSinks.isEmpty() && !REASON_INVENTORY_FAILING.equals(byType.get("Ready").getReason())) {
+      String message = failingSinks.stream().map(d -> "sink " + d.sink() + ": deliveries have failed "
+          + d.consecutiveFailures() + " time(s) in a row since "
+          + (d.failingSince() == null ? "?" : rfc3339(d.failingSince())) + ", " + d.pending()
+          + " record(s) pending: " + d.lastError()).collect(java.util.stream.Collectors.joining("; "));
+      byType.put("Ready", kept(before, "Ready", "False", REASON_SINK_FAILING, message, now, generation));
+      byType.put("Degraded", kept(before, "Degraded", "True", REASON_SINK_FAILING, message, now, generation));
+    }
+    List<InventoryHealth.RejectedRecord> allRejected = new ArrayList<>();
+    if (inventory != null) {
+      allRejected.addAll(inventory.rejected());
+    }
+    for (SinkDelivery d : deliveries) {
+      for (SinkDelivery.Rejected r : d.rejected()) {
+        allRejected.add(new InventoryHealth.RejectedRecord(r.key(), r.key() + " (sink " + d.sink() + ")",
+            -1, r.reason()));
+      }
+    }
+    if (!allRejected.isEmpty()) {
+      String message = rejectedMessage(allRejected);
       byType.put(RECORDS_REJECTED, kept(before, RECORDS_REJECTED, "True", "TooLarge", message, now,
           generation));
       Condition degraded = byType.get("Degraded");
@@ -158,18 +191,33 @@ final class CrTranslation {
     int total = counts.values().stream().mapToInt(Integer::intValue).sum();
     return new KollectTargetStatus(generation, new ArrayList<>(byType.values()), counts, skipped,
         status.lastExport() == null ? null : rfc3339(status.lastExport()), total,
-        inventory == null ? null : inventoryStatus(inventory));
+        inventory == null ? null : inventoryStatus(inventory), sinkStatuses(deliveries));
+  }
+
+  private static List<KollectTargetStatus.SinkStatus> sinkStatuses(List<SinkDelivery> deliveries) {
+    if (deliveries.isEmpty()) {
+      return null;
+    }
+    return deliveries.stream().map(d -> new KollectTargetStatus.SinkStatus(
+        d.sink().contains("/") ? d.sink().substring(d.sink().indexOf('/') + 1) : d.sink(),
+        d.lastAcknowledged() == null ? null : rfc3339(d.lastAcknowledged()), d.pending(),
+        d.consecutiveFailures(), d.failingSince() == null ? null : rfc3339(d.failingSince()),
+        d.lastError(), d.rejected().isEmpty() ? null : d.rejected().stream()
+            .map(r -> new KollectTargetStatus.SinkRejection(r.key(), r.reason())).toList()))
+        .toList();
   }
 
   private static String rejectedMessage(List<InventoryHealth.RejectedRecord> rejected) {
     StringBuilder b = new StringBuilder();
     b.append(rejected.size()).append(rejected.size() == 1 ? " record is" : " records are")
-        .append(" left out of the inventory because no KollectInventory object can hold ")
-        .append(rejected.size() == 1 ? "it" : "them").append(": ");
+        .append(" left out (not retried until the object changes): ");
     for (int i = 0; i < Math.min(REJECTED_NAMED, rejected.size()); i++) {
       InventoryHealth.RejectedRecord r = rejected.get(i);
-      b.append(i == 0 ? "" : "; ").append(r.object()).append(" (").append(r.bytes())
-          .append(" bytes): ").append(r.reason());
+      b.append(i == 0 ? "" : "; ").append(r.object());
+      if (r.bytes() >= 0) {
+        b.append(" (").append(r.bytes()).append(" bytes)");
+      }
+      b.append(": ").append(r.reason());
     }
     if (rejected.size() > REJECTED_NAMED) {
       b.append("; and ").append(rejected.size() - REJECTED_NAMED).append(" more");

@@ -706,6 +706,17 @@ public final class KollectOperator implements AutoCloseable {
         : null);
   }
 
+  /**
+   * How the target's deliveries to each of its sinks go. SEAM (issue 12 contract C3): once
+   * kollect-export has {@code Exporter.deliveryStatus(target, sink)} (reached through the engine),
+   * map each of the target's sinks' {@code DeliveryStatus} to a {@link SinkDelivery} here; the
+   * target's status ({@code status.sinks}, {@code SinkDeliveryFailing}, {@code RecordsRejected})
+   * and the {@code kollect_target_sink_*} metrics follow. Until then: none.
+   */
+  List<SinkDelivery> deliveries(TargetId id) {
+    return List.of();
+  }
+
   /** Asks for a status write of a target, coalesced to one per status write interval. */
   private void requestStatusWrite(TargetId id) {
     statusWrites.request(id, () -> writeTargetStatus(id));
@@ -722,8 +733,10 @@ public final class KollectOperator implements AutoCloseable {
     if (!leader || status == null) {
       return;
     }
+    List<SinkDelivery> deliveries = deliveries(id);
+    metrics.deliveries(id, deliveries);
     KollectTargetStatus next = CrTranslation.status(status,
-        inventoryObjects.health(id).orElse(null), Instant.now(), writtenStatus.get(id));
+        inventoryObjects.health(id).orElse(null), deliveries, Instant.now(), writtenStatus.get(id));
     if (next.equals(writtenStatus.get(id))) {
       return;
     }

@@ -181,6 +181,32 @@ final class OperatorMetrics implements ExportMetrics, InformerMetrics {
     }
   }
 
+  /**
+   * A watch was replaced, by reason ({@code kollect_watch_restarts_total}): e.g. silent past the
+   * liveness window, closed by the server, HTTP 410 Gone. Overrides {@code
+   * InformerMetrics.watchRestarted} once kollect-informers has it (issue 12 contract C4); until
+   * then nothing calls it.
+   */
+  public void watchRestarted(ResourceType type, String reason) {
+    counter("kollect_watch_restarts", "Watches replaced, by reason", "resource", type.toString(),
+        "reason", reason == null ? "unknown" : reason).increment();
+  }
+
+  /** Publishes a target's deliveries per sink ({@code kollect_target_sink_*}). */
+  void deliveries(io.kollect.core.TargetId id, java.util.List<SinkDelivery> deliveries) {
+    String target = id.toString();
+    for (SinkDelivery d : deliveries) {
+      gauge("kollect_target_sink_pending_records", "Records of a target waiting for a sink",
+          "target", target, "sink", d.sink()).set(d.pending());
+      gauge("kollect_target_sink_consecutive_failures",
+          "Failed delivery attempts of a target to a sink since the last success",
+          "target", target, "sink", d.sink()).set(d.consecutiveFailures());
+      gauge("kollect_target_sink_rejected_records",
+          "Records of a target a sink rejected for good", "target", target, "sink", d.sink())
+          .set(d.rejected().size());
+    }
+  }
+
   /** Publishes how a target's inventory object writes go ({@code kollect_inventory_*}). */
   void inventory(io.kollect.core.TargetId id, InventoryHealth health) {
     String target = id.toString();

@@ -207,4 +207,36 @@ class CrTranslationTest {
     KollectTargetStatus later = CrTranslation.status(readyStatus(), failing, now.plusSeconds(30), first);
     assertThat(later.conditions()).isEqualTo(first.conditions());
   }
+
+  @Test
+  void aSinkWhoseDeliveriesKeepFailingMakesTheTargetNotReadyAndEverySinkIsListed() {
+    Instant now = Instant.parse("2024-05-01T11:00:00Z");
+    SinkDelivery failing = new SinkDelivery("team/hook", now.minusSeconds(120), 7, 4,
+        now.minusSeconds(90), "POST https://hook.example/ingest: HTTP 503", List.of());
+    SinkDelivery fine = new SinkDelivery("team/file", now.minusSeconds(1), 0, 0, null, null,
+        List.of(new SinkDelivery.Rejected("v1/ConfigMap/team/big", "larger than the sink's limit")));
+
+    KollectTargetStatus s = CrTranslation.status(readyStatus(), null, List.of(failing, fine), now, null);
+
+    var byType = s.conditions().stream().collect(Collectors.toMap(c -> c.getType(), c -> c));
+    assertThat(byType.get("Ready").getStatus()).isEqualTo("False");
+    assertThat(byType.get("Ready").getReason()).isEqualTo("SinkDeliveryFailing");
+    assertThat(byType.get("Ready").getMessage()).contains("sink team/hook").contains("7 record(s) pending")
+        .contains("HTTP 503").doesNotContain("team/file");
+    assertThat(byType.get("RecordsRejected").getMessage())
+        .contains("v1/ConfigMap/team/big (sink team/file): larger than the sink's limit");
+    assertThat(s.sinks()).extracting(KollectTargetStatus.SinkStatus::name).containsExactly("hook", "file");
+    assertThat(s.sinks().get(0).lastAcknowledgedTime()).isEqualTo("2024-05-01T10:58:00Z");
+    assertThat(s.sinks().get(0).pending()).isEqualTo(7);
+  }
+
+  @Test
+  void oneFailedDeliveryIsAHiccup() {
+    Instant now = Instant.parse("2024-05-01T11:00:00Z");
+    SinkDelivery hiccup = new SinkDelivery("team/hook", now.minusSeconds(5), 3, 1, now.minusSeconds(2),
+        "timeout", List.of());
+    KollectTargetStatus s = CrTranslation.status(readyStatus(), null, List.of(hiccup), now, null);
+    assertThat(s.conditions()).filteredOn(c -> c.getType().equals("Ready"))
+        .singleElement().satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"));
+  }
 }

@@ -41,4 +41,16 @@ class OperatorMetricsTest {
     metrics.targetRemoved(new TargetId("ns", "t"));
     assertThat(metrics.scrape()).doesNotContain("target=\"ns/t\"");
   }
+
+  @Test
+  void perTargetSinkDeliveriesAndWatchRestartsByReasonArePublished() {
+    OperatorMetrics metrics = new OperatorMetrics();
+    metrics.deliveries(new TargetId("ns", "t"), List.of(new SinkDelivery("ns/hook", null, 4, 2,
+        Instant.EPOCH, "HTTP 503", List.of())));
+    metrics.watchRestarted(new io.kollect.informers.ResourceType("", "v1", "ConfigMap"), "silent");
+    String scrape = metrics.scrape();
+    assertThat(scrape).contains("kollect_target_sink_pending_records{sink=\"ns/hook\",target=\"ns/t\"} 4.0");
+    assertThat(scrape).contains("kollect_target_sink_consecutive_failures{sink=\"ns/hook\",target=\"ns/t\"} 2.0");
+    assertThat(scrape).containsPattern("kollect_watch_restarts_total\\{reason=\"silent\",resource=\"[^\"]*ConfigMap\"\\} 1.0");
+  }
 }

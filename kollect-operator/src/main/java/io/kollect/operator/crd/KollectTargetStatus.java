@@ -17,6 +17,7 @@ import java.util.Map;
  * @param lastExportTime when records were last handed to the sinks (RFC 3339)
  * @param objects exported objects in total (the printer column)
  * @param inventory how writing the KollectInventory objects goes, when the target writes them
+ * @param sinks per sink: the last acknowledged delivery, pending records and failures
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record KollectTargetStatus(
@@ -27,13 +28,46 @@ public record KollectTargetStatus(
     String lastExportTime,
     @JsonPropertyDescription("Exported objects in total.") Integer objects,
     @JsonPropertyDescription("How writing the KollectInventory objects goes.")
-        InventoryStatus inventory) {
+        InventoryStatus inventory,
+    @JsonPropertyDescription("Per sink: the last acknowledged delivery, pending records, failures.")
+        List<SinkStatus> sinks) {
 
-  /** The status before issue 12 (no totals, no inventory block). */
+  /** The status before issue 12 (no totals, no inventory block, no per-sink deliveries). */
   public KollectTargetStatus(Long observedGeneration, List<Condition> conditions,
       Map<String, Integer> objectCounts, List<SkippedEntry> skipped, String lastExportTime) {
-    this(observedGeneration, conditions, objectCounts, skipped, lastExportTime, null, null);
+    this(observedGeneration, conditions, objectCounts, skipped, lastExportTime, null, null, null);
   }
+
+  /**
+   * {@code status.sinks[]}: how deliveries of this target to one sink go. {@code lastExportTime}
+   * says when records were handed to the exporter; {@code lastAcknowledgedTime} when the sink took
+   * them, so a sink that is behind shows.
+   *
+   * @param name the KollectSink's name ({@code stdout} for {@code --stdout})
+   * @param lastAcknowledgedTime when the sink last acknowledged a delivery (RFC 3339)
+   * @param pending records waiting for the sink
+   * @param consecutiveFailures failed attempts since the last success
+   * @param failingSince first failed attempt since the last success (RFC 3339)
+   * @param lastError the last failure
+   * @param rejected records the sink can never take (e.g. too large), with the reason
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record SinkStatus(
+      String name,
+      String lastAcknowledgedTime,
+      Integer pending,
+      Integer consecutiveFailures,
+      String failingSince,
+      String lastError,
+      List<SinkRejection> rejected) {}
+
+  /**
+   * A record a sink rejected for good.
+   *
+   * @param key the record key
+   * @param reason why
+   */
+  public record SinkRejection(String key, String reason) {}
 
   /**
    * {@code status.inventory}.
