@@ -32,4 +32,33 @@ class GeneratedCrdsTest {
           .isEqualTo(Files.readString(generated));
     }
   }
+
+  /**
+   * Issue 12 item 4: profiles written with {@code includeSecretData: true} keep loading. The field
+   * stays in the CRD schema, so the API server neither rejects nor silently prunes it (which would
+   * hide that it is now ignored with a warning).
+   */
+  @Test
+  void theProfileCrdKeepsIncludeSecretDataSoExistingProfilesKeepLoading() throws IOException {
+    Path deployed = Path.of(System.getProperty("kollect.crds.dir", "../deploy/crds"));
+    var yaml = new com.fasterxml.jackson.databind.ObjectMapper(
+        new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    var crd = yaml.readTree(deployed.resolve("kollectprofiles.kollect.io-v1.yml").toFile());
+    var resource = crd.at("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/"
+        + "resources/items/properties");
+    assertThat(resource.path("includeSecretData").path("type").asText()).isEqualTo("boolean");
+  }
+
+  /** Issue 12 item 9: a sink URL's port outside 1-65535 is refused by the CRD itself. */
+  @Test
+  void theSinkCrdRefusesPortsOutsideTheValidRange() throws IOException {
+    Path deployed = Path.of(System.getProperty("kollect.crds.dir", "../deploy/crds"));
+    var yaml = new com.fasterxml.jackson.databind.ObjectMapper(
+        new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    var crd = yaml.readTree(deployed.resolve("kollectsinks.kollect.io-v1.yml").toFile());
+    String pattern = crd.at("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/"
+        + "http/properties/url/pattern").asText();
+    assertThat(java.util.regex.Pattern.compile(pattern).matcher("http://h:65536/").matches()).isFalse();
+    assertThat(java.util.regex.Pattern.compile(pattern).matcher("http://h:65535/").matches()).isTrue();
+  }
 }
