@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/provision-kube-binaries.sh
-# In CI the committed deploy/crds must already match what the CRD classes generate (a local
-# build refreshes the copy instead).
-./mvnw -B -ntp verify ${CI:+-Dkollect.crds.verify=true} "$@"
+# The committed deploy/crds must match what the CRD classes generate (GeneratedCrdsTest); the
+# build never refreshes them by itself: -Dkollect.crds.update=true does.
+./mvnw -B -ntp verify "$@"

@@ -53,6 +53,22 @@ final class CrTranslation {
    * extraSinks} (e.g. {@code --stdout}) are added to every target.
    */
   static TargetSpec target(KollectTarget target, List<String> extraSinks) {
+    return target(target, extraSinks, OperatorConfig.DEFAULT_SERVICE_ACCOUNT);
+  }
+
+  /**
+   * The ServiceAccount a target reads as: {@code spec.serviceAccountName}, else the operator's
+   * default. SEAM (issue 12 contract C5): once core's {@code TargetSpec} has {@code
+   * serviceAccount}, {@link #target(KollectTarget, List, String)} passes this to it.
+   */
+  static String serviceAccount(KollectTarget target, String defaultServiceAccount) {
+    String sa = target.getSpec() == null ? null : target.getSpec().serviceAccountName();
+    return sa == null || sa.isBlank() ? defaultServiceAccount : sa;
+  }
+
+  /** A target in the core model, reading as its ServiceAccount (see {@link #serviceAccount}). */
+  static TargetSpec target(KollectTarget target, List<String> extraSinks,
+      String defaultServiceAccount) {
     KollectTargetSpec spec = target.getSpec();
     String ns = target.getMetadata().getNamespace();
     TargetId id = new TargetId(ns, target.getMetadata().getName());
@@ -76,20 +92,159 @@ final class CrTranslation {
         Boolean.TRUE.equals(spec.writeInventory()));
   }
 
-  /** The status subresource of a target from the engine's view. */
+  /** The status subresource of a target from the engine's view alone. */
   static KollectTargetStatus status(TargetStatus status) {
-    List<Condition> conditions = new ArrayList<>();
+    return status(status, null, Instant.now(), null);
+  }
+
+  static final String REASON_INVENTORY_FAILING = "InventoryWriteFailing";
+  /** Ready reasons of problems a retry does not fix: the target is Stalled (kstatus). */
+  static final java.util.Set<String> STALLED_REASONS = java.util.Set.of(
+      "ProfileNotFound", "InvalidProfile", "InvalidTarget", REASON_INVENTORY_FAILING,
+      "SinkDeliveryFailing");
+  static final String REASON_SINK_FAILING = "SinkDeliveryFailing";
+  static final String RECORDS_REJECTED = "RecordsRejected";
+  /** Rejected records named in the condition message; the rest are counted. */
+  static final int REJECTED_NAMED = 3;
+
+  /**
+   * The status subresource of a target: the engine's view, the operator's inventory writes on top,
+   * and the kstatus conditions derived from both.
+   *
+   * @param inventory the target's inventory write health, or {@code null} when it writes none
+   * @param now the time the failure threshold is judged at
+   * @param previous the status written last, whose transition times are kept when a condition's
+   *     status did not change; may be {@code null}
+   */
+  static KollectTargetStatus status(TargetStatus status, InventoryHealth inventory, Instant now,
+      KollectTargetStatus previous) {
+    return status(status, inventory, List.of(), now, previous);
+  }
+
+  /**
+   * As {@link #status(TargetStatus, InventoryHealth, Instant, KollectTargetStatus)}, with the
+   * target's per-sink deliveries: a sink whose deliveries keep failing past the threshold (3
+   * attempts or 60 s) makes the target {@code Ready=False}, reason {@code SinkDeliveryFailing};
+   * records a sink rejected for good are a {@code RecordsRejected} condition.
+   */
+  static KollectTargetStatus status(TargetStatus status, InventoryHealth inventory,
+      List<SinkDelivery> deliveries, Instant now, KollectTargetStatus previous) {
+    long generation = status.observedGeneration();
+    List<Condition> before = previous == null || previous.conditions() == null
+        ? List.of() : previous.conditions();
+    Map<String, Condition> byType = new java.util.LinkedHashMap<>();
     for (io.kollect.core.Condition c : status.conditions()) {
-      conditions.add(condition(c.type(), c.status(), c.reason(), c.message(),
-          c.lastTransitionTime(), status.observedGeneration()));
+      byType.put(c.type(), condition(c.type(), c.status(), c.reason(), c.message(),
+          c.lastTransitionTime(), generation));
+    }
+    if (inventory != null && inventory.failing(now)) {
+      String message = "inventory writes have failed " + inventory.consecutiveFailures()
+          + " time(s) in a row since " + rfc3339(inventory.failingSince()) + ": "
+          + inventory.lastError();
+      byType.put("Ready", kept(before, "Ready", "False", REASON_INVENTORY_FAILING, message, now, generation));
+      byType.put("Degraded", kept(before, "Degraded", "True", REASON_INVENTORY_FAILING, message, now, generation));
+    }
+    List<SinkDelivery> failingSinks = deliveries.stream().filter(d -> d.failing(now)).toList();
+    if (!failingSinks.isEmpty() && !byType.containsKey("Ready")
+        || !failingSinks.isEmpty() && !REASON_INVENTORY_FAILING.equals(byType.get("Ready").getReason())) {
+      String message = failingSinks.stream().map(d -> "sink " + d.sink() + ": deliveries have failed "
+          + d.consecutiveFailures() + " time(s) in a row since "
+          + (d.failingSince() == null ? "?" : rfc3339(d.failingSince())) + ", " + d.pending()
+          + " record(s) pending: " + d.lastError()).collect(java.util.stream.Collectors.joining("; "));
+      byType.put("Ready", kept(before, "Ready", "False", REASON_SINK_FAILING, message, now, generation));
+      byType.put("Degraded", kept(before, "Degraded", "True", REASON_SINK_FAILING, message, now, generation));
+    }
+    List<InventoryHealth.RejectedRecord> allRejected = new ArrayList<>();
+    if (inventory != null) {
+      allRejected.addAll(inventory.rejected());
+    }
+    for (SinkDelivery d : deliveries) {
+      for (SinkDelivery.Rejected r : d.rejected()) {
+        allRejected.add(new InventoryHealth.RejectedRecord(r.key(), r.key() + " (sink " + d.sink() + ")",
+            -1, r.reason()));
+      }
+    }
+    if (!allRejected.isEmpty()) {
+      String message = rejectedMessage(allRejected);
+      byType.put(RECORDS_REJECTED, kept(before, RECORDS_REJECTED, "True", "TooLarge", message, now,
+          generation));
+      Condition degraded = byType.get("Degraded");
+      if (degraded == null || !"True".equals(degraded.getStatus())) {
+        byType.put("Degraded", kept(before, "Degraded", "True", "TooLarge", message, now, generation));
+      }
+    }
+    Condition ready = byType.get("Ready");
+    if (ready != null && !"True".equals(ready.getStatus())) {
+      if (STALLED_REASONS.contains(ready.getReason())) {
+        byType.put("Stalled", kept(before, "Stalled", "True", ready.getReason(), ready.getMessage(),
+            now, generation));
+      } else {
+        byType.put("Reconciling", kept(before, "Reconciling", "True", ready.getReason(),
+            ready.getMessage(), now, generation));
+      }
     }
     List<SkippedEntry> skipped = new ArrayList<>();
     for (SkippedScope s : status.skipped()) {
       skipped.add(new SkippedEntry(s.resource(), s.namespace(), s.reason(), s.message()));
     }
     Map<String, Integer> counts = new TreeMap<>(status.objectCounts());
-    return new KollectTargetStatus(status.observedGeneration(), conditions, counts, skipped,
-        status.lastExport() == null ? null : rfc3339(status.lastExport()));
+    int total = counts.values().stream().mapToInt(Integer::intValue).sum();
+    return new KollectTargetStatus(generation, new ArrayList<>(byType.values()), counts, skipped,
+        status.lastExport() == null ? null : rfc3339(status.lastExport()), total,
+        inventory == null ? null : inventoryStatus(inventory), sinkStatuses(deliveries));
+  }
+
+  private static List<KollectTargetStatus.SinkStatus> sinkStatuses(List<SinkDelivery> deliveries) {
+    if (deliveries.isEmpty()) {
+      return null;
+    }
+    return deliveries.stream().map(d -> new KollectTargetStatus.SinkStatus(
+        d.sink().contains("/") ? d.sink().substring(d.sink().indexOf('/') + 1) : d.sink(),
+        d.lastAcknowledged() == null ? null : rfc3339(d.lastAcknowledged()), d.pending(),
+        d.consecutiveFailures(), d.failingSince() == null ? null : rfc3339(d.failingSince()),
+        d.lastError(), d.rejected().isEmpty() ? null : d.rejected().stream()
+            .map(r -> new KollectTargetStatus.SinkRejection(r.key(), r.reason())).toList()))
+        .toList();
+  }
+
+  private static String rejectedMessage(List<InventoryHealth.RejectedRecord> rejected) {
+    StringBuilder b = new StringBuilder();
+    b.append(rejected.size()).append(rejected.size() == 1 ? " record is" : " records are")
+        .append(" left out (not retried until the object changes): ");
+    for (int i = 0; i < Math.min(REJECTED_NAMED, rejected.size()); i++) {
+      InventoryHealth.RejectedRecord r = rejected.get(i);
+      b.append(i == 0 ? "" : "; ").append(r.object());
+      if (r.bytes() >= 0) {
+        b.append(" (").append(r.bytes()).append(" bytes)");
+      }
+      b.append(": ").append(r.reason());
+    }
+    if (rejected.size() > REJECTED_NAMED) {
+      b.append("; and ").append(rejected.size() - REJECTED_NAMED).append(" more");
+    }
+    return b.toString();
+  }
+
+  private static KollectTargetStatus.InventoryStatus inventoryStatus(InventoryHealth h) {
+    List<KollectTargetStatus.RejectedRecord> rejected = h.rejected().stream()
+        .map(r -> new KollectTargetStatus.RejectedRecord(r.object(), r.bytes(), r.reason()))
+        .toList();
+    return new KollectTargetStatus.InventoryStatus(h.records(), h.pending(),
+        h.consecutiveFailures(), h.lastWritten() == null ? null : rfc3339(h.lastWritten()),
+        h.lastError(), rejected.isEmpty() ? null : rejected);
+  }
+
+  /** A condition keeping the previous transition time when its status did not change. */
+  static Condition kept(List<Condition> previous, String type, String status, String reason,
+      String message, Instant now, long generation) {
+    Instant since = now;
+    for (Condition c : previous) {
+      if (type.equals(c.getType()) && status.equals(c.getStatus())
+          && c.getLastTransitionTime() != null) {
+        since = Instant.parse(c.getLastTransitionTime());
+      }
+    }
+    return condition(type, status, reason, message, since, generation);
   }
 
   static Condition condition(String type, String status, String reason, String message,

@@ -1,7 +1,6 @@
 package io.kollect.operator;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -9,24 +8,27 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.kollect.core.TargetId;
 import io.kollect.export.Sink;
-import io.kollect.export.SinkException;
-import io.kollect.extract.Op;
 import io.kollect.extract.Record;
-import io.kollect.extract.Records;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectInventorySpec;
 import io.kollect.operator.crd.KollectTarget;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,35 +37,89 @@ import org.slf4j.LoggerFactory;
  * The engine's inventory sink in a cluster: keeps each target's current records in {@code
  * KollectInventory} objects in the target's namespace.
  *
- * <p>The records of a target, ordered by key, are cut into parts of at most {@link #maxPartBytes}
- * bytes of record JSON (well under the API server's ~1.5 MiB object limit) named {@code
- * <target>-<part>}, labelled {@code kollect.io/target=<target>} and owned by the KollectTarget
- * (controller, blockOwnerDeletion), so Kubernetes' garbage collector removes them with it. The
- * operator also deletes them itself when it sees the target go ({@link #deleteTarget}), since not
- * every cluster runs the garbage collector promptly.
+ * <p><b>One target's failure stays that target's.</b> {@link #write} only applies the records to
+ * the target's desired inventory ({@link TargetInventory}) and queues the target; a bounded pool
+ * of writer threads converges each queued target's objects to its desired inventory, one writer
+ * per target at a time. A target whose writes fail is retried on its own backoff, while the other
+ * targets' writes go on; the exporter's delivery thread never waits for the API server. Writes
+ * are level-based: a write always carries the latest records of the target, so the changes that
+ * pile up during a slow or failed write cost one write, not one each. The price is that a change
+ * the exporter handed over but no writer wrote before a crash is only repaired by the inventory
+ * sink's next heartbeat (or by the next change of that object).
  *
- * <p>The current set is kept in memory and seeded from the existing objects the first time a
- * target is written, so a new leader continues from what the old one wrote. Parts whose content
- * did not change are not written again.
+ * <p><b>Sizes are computed before writing.</b> The records of a target, ordered by key, are cut
+ * into parts of at most {@code maxPartBytes} bytes of record JSON named {@code <target>-<part>};
+ * a record larger than {@code maxRecordBytes} can never fit in an object under the API server's
+ * request limit, so it is left out (no stub) and reported in the target's status with its object
+ * and size, and the rest is written. When the API server still refuses a part as too large, the
+ * part is cut smaller, and a part of one record leaves that record out the same way. Nothing that
+ * cannot fit is ever retried; it is written again only when its content changes (and fits).
+ *
+ * <p>Parts are labelled {@code kollect.io/target=<target>} and owned by the KollectTarget
+ * (controller, blockOwnerDeletion), so Kubernetes' garbage collector removes them with it; the
+ * operator also deletes them itself when it sees the target go ({@link #deleteTarget}). The first
+ * write of a target after this instance took over reads the existing parts, so a new leader
+ * continues from what the old one wrote. Parts whose content did not change are not written.
  */
 final class InventoryObjectSink implements Sink {
 
   private static final Logger log = LoggerFactory.getLogger(InventoryObjectSink.class);
   static final String NAME = "kollect-inventory";
   static final String TARGET_LABEL = "kollect.io/target";
+  /** Record JSON per part; well under the API server's ~1.5 MiB object limit. */
   static final int DEFAULT_MAX_PART_BYTES = 512 * 1024;
+  /**
+   * Largest record that gets a part of its own: 1 MiB of JSON, leaving room for the object's
+   * metadata and managed fields under etcd's 1.5 MiB request limit.
+   */
+  static final int DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
+  /** Writer threads shared by all targets. */
+  static final int DEFAULT_WRITERS = 4;
+  static final Duration INITIAL_BACKOFF = Duration.ofSeconds(1);
+  static final Duration MAX_BACKOFF = Duration.ofSeconds(60);
+  private static final int MAX_ERROR_CHARS = 400;
 
   private final KubernetesClient client;
   private final Function<TargetId, Optional<KollectTarget>> targets;
   private final int maxPartBytes;
-  private final Map<TargetId, TreeMap<String, ObjectNode>> current = new ConcurrentHashMap<>();
-  private final Map<TargetId, List<KollectInventorySpec>> written = new ConcurrentHashMap<>();
+  private final int maxRecordBytes;
+  private final Consumer<TargetId> onHealthChange;
+  private final Clock clock;
+  private final Map<TargetId, TargetInventory> inventories = new ConcurrentHashMap<>();
+  private final ExecutorService writers;
+  private final ScheduledExecutorService retries;
 
   InventoryObjectSink(KubernetesClient client, Function<TargetId, Optional<KollectTarget>> targets,
       int maxPartBytes) {
+    this(client, targets, maxPartBytes, DEFAULT_MAX_RECORD_BYTES, DEFAULT_WRITERS, id -> { },
+        Clock.systemUTC());
+  }
+
+  /**
+   * @param maxPartBytes record JSON per part
+   * @param maxRecordBytes a larger record is left out and reported
+   * @param writerThreads the bounded pool shared by all targets
+   * @param onHealthChange told after every write attempt of a target (for its status and metrics)
+   */
+  InventoryObjectSink(KubernetesClient client, Function<TargetId, Optional<KollectTarget>> targets,
+      int maxPartBytes, int maxRecordBytes, int writerThreads, Consumer<TargetId> onHealthChange,
+      Clock clock) {
     this.client = client;
     this.targets = targets;
     this.maxPartBytes = maxPartBytes;
+    this.maxRecordBytes = maxRecordBytes;
+    this.onHealthChange = onHealthChange;
+    this.clock = clock;
+    this.writers = Executors.newFixedThreadPool(writerThreads, daemon("kollect-inventory-writer"));
+    this.retries = Executors.newSingleThreadScheduledExecutor(daemon("kollect-inventory-retry"));
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   private MixedOperation<KollectInventory, KubernetesResourceList<KollectInventory>,
@@ -76,65 +132,193 @@ final class InventoryObjectSink implements Sink {
     return NAME;
   }
 
+  /** Applies the records to each target's desired inventory and queues the targets; never blocks. */
   @Override
-  public synchronized void write(List<Record> batch) throws SinkException {
-    Map<TargetId, List<Record>> byTarget = new HashMap<>();
+  public void write(List<Record> batch) {
+    Map<TargetId, List<Record>> byTarget = new LinkedHashMap<>();
     for (Record r : batch) {
       byTarget.computeIfAbsent(TargetId.parse(r.target()), k -> new ArrayList<>()).add(r);
     }
-    for (Map.Entry<TargetId, List<Record>> e : byTarget.entrySet()) {
+    byTarget.forEach((id, records) -> {
+      TargetInventory inventory = inventories.computeIfAbsent(id,
+          k -> new TargetInventory(k, maxPartBytes, maxRecordBytes));
+      inventory.apply(records);
+      queue(inventory);
+    });
+  }
+
+  /** The write health of a target's inventory objects, when it has any. */
+  Optional<InventoryHealth> health(TargetId id) {
+    return Optional.ofNullable(inventories.get(id)).map(TargetInventory::health);
+  }
+
+  private void queue(TargetInventory inventory) {
+    if (inventory.markQueued()) {
       try {
-        write(e.getKey(), e.getValue());
-      } catch (KubernetesClientException ex) {
-        boolean retry = ex.getCode() == 0 || ex.getCode() == 409 || ex.getCode() == 429
-            || ex.getCode() >= 500;
-        String msg = "inventory of " + e.getKey() + ": " + ex.getMessage();
-        throw retry ? SinkException.retryable(msg, ex) : SinkException.permanent(msg, ex);
+        writers.execute(() -> converge(inventory));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        inventory.doneQueued(true); // closing
       }
     }
   }
 
-  private void write(TargetId id, List<Record> records) {
+  /** Writes a target's objects until they match its records, or one attempt fails. */
+  private void converge(TargetInventory inventory) {
+    boolean retry = false;
+    inventory.writeLock.lock();
+    try {
+      if (!inventory.retired()) {
+        retry = !writeOnce(inventory);
+      }
+    } finally {
+      inventory.writeLock.unlock();
+      boolean again = inventory.doneQueued(retry);
+      if (retry && !inventory.retired()) {
+        long delay = backoff(inventory.consecutiveFailures()).toMillis();
+        try {
+          retries.schedule(() -> queue(inventory), delay, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          // closing
+        }
+      } else if (again) {
+        queue(inventory);
+      }
+      onHealthChange.accept(inventory.id);
+    }
+  }
+
+  static Duration backoff(int failures) {
+    long millis = INITIAL_BACKOFF.toMillis() << Math.min(Math.max(failures - 1, 0), 16);
+    return Duration.ofMillis(Math.min(millis, MAX_BACKOFF.toMillis()));
+  }
+
+  /** One attempt; false when it failed (the failure is recorded on the inventory). */
+  private boolean writeOnce(TargetInventory inventory) {
+    TargetId id = inventory.id;
     Optional<KollectTarget> owner = targets.apply(id);
     if (owner.isEmpty() || owner.get().getSpec() == null
         || !Boolean.TRUE.equals(owner.get().getSpec().writeInventory())) {
       // The target is gone or no longer wants inventory objects; writing would leave orphans.
       log.debug("inventory of {}: target not found or writeInventory off, not written", id);
-      return;
+      inventory.clearDirty();
+      return true;
     }
-    TreeMap<String, ObjectNode> state = current.computeIfAbsent(id, this::readExisting);
-    synchronized (state) {
-      for (Record r : records) {
-        if (r.op() == Op.DELETE) {
-          state.remove(r.key());
+    try {
+      if (!inventory.loaded()) {
+        inventory.load(list(id).stream().map(KollectInventory::getSpec)
+            .filter(s -> s != null).toList());
+      }
+      OwnerReference ref = ownerReference(owner.get());
+      // Each round either succeeds, leaves one record out or halves the part size: bounded.
+      while (true) {
+        TargetInventory.Snapshot snapshot = inventory.snapshot();
+        List<KollectInventorySpec> parts =
+            TargetInventory.split(id.name(), snapshot.records(), snapshot.partLimit());
+        Optional<PartTooLarge> refused = writeParts(id, ref, parts, inventory.written());
+        if (refused.isEmpty()) {
+          inventory.succeeded(snapshot, parts, clock.instant());
+          return true;
+        }
+        PartTooLarge tooLarge = refused.get();
+        List<TargetInventory.Sized> in = recordsOf(tooLarge.part(), snapshot.records());
+        if (in.size() == 1) {
+          TargetInventory.Sized only = in.get(0);
+          log.warn("inventory of {}: the API server refused record {} ({} bytes) as too large; "
+              + "it is left out: {}", id, only.key(), only.bytes(), tooLarge.cause());
+          inventory.rejectedByServer(only, "the API server refused its part (" + tooLarge.bytes()
+              + " bytes) as too large: " + tooLarge.cause());
         } else {
-          state.put(r.key(), Records.toTree(r));
+          inventory.shrinkParts(tooLarge.bytes());
         }
       }
-      List<KollectInventorySpec> parts = split(id, state);
-      List<KollectInventorySpec> before = written.getOrDefault(id, List.of());
-      OwnerReference ref = ownerReference(owner.get());
-      for (KollectInventorySpec part : parts) {
-        if (part.part() < before.size() && before.get(part.part()).equals(part)) {
-          continue;
-        }
-        KollectInventory inv = new KollectInventory();
-        inv.getMetadata().setName(partName(id.name(), part.part()));
-        inv.getMetadata().setNamespace(id.namespace());
-        inv.getMetadata().setLabels(Map.of(TARGET_LABEL, targetLabel(id.name()),
-            "app.kubernetes.io/managed-by", "kollect"));
-        inv.getMetadata().setOwnerReferences(List.of(ref));
-        inv.setSpec(part);
+    } catch (KubernetesClientException | IllegalArgumentException e) {
+      String error = describe(id, e);
+      boolean first = inventory.consecutiveFailures() == 0;
+      inventory.failed(error, clock.instant());
+      if (first) {
+        log.warn("{} (retrying with backoff)", error);
+      } else {
+        log.debug("{} (attempt {})", error, inventory.consecutiveFailures());
+      }
+      return false;
+    }
+  }
+
+  /** A part the API server refused as too large. */
+  private record PartTooLarge(KollectInventorySpec part, int bytes, String cause) {}
+
+  private static List<TargetInventory.Sized> recordsOf(KollectInventorySpec part,
+      List<TargetInventory.Sized> records) {
+    java.util.Set<Object> nodes = java.util.Collections.newSetFromMap(
+        new java.util.IdentityHashMap<>());
+    nodes.addAll(part.records());
+    return records.stream().filter(r -> nodes.contains(r.json())).toList();
+  }
+
+  /** Writes the changed parts and deletes the surplus; the refused part when one is too large. */
+  private Optional<PartTooLarge> writeParts(TargetId id, OwnerReference ref,
+      List<KollectInventorySpec> parts, List<KollectInventorySpec> before) {
+    for (KollectInventorySpec part : parts) {
+      if (part.part() < before.size() && before.get(part.part()).equals(part)) {
+        continue;
+      }
+      KollectInventory inv = new KollectInventory();
+      inv.getMetadata().setName(partName(id.name(), part.part()));
+      inv.getMetadata().setNamespace(id.namespace());
+      inv.getMetadata().setLabels(Map.of(TARGET_LABEL, targetLabel(id.name()),
+          "app.kubernetes.io/managed-by", "kollect"));
+      inv.getMetadata().setOwnerReferences(List.of(ref));
+      inv.setSpec(part);
+      try {
         inventories().inNamespace(id.namespace()).resource(inv)
             .createOr(NonDeletingOperation::update);
-      }
-      for (KollectInventory stale : list(id)) {
-        if (stale.getSpec() == null || stale.getSpec().part() >= parts.size()) {
-          inventories().inNamespace(id.namespace()).resource(stale).delete();
+      } catch (KubernetesClientException e) {
+        if (tooLarge(e)) {
+          int bytes = part.records().stream().mapToInt(TargetInventory::size).sum();
+          return Optional.of(new PartTooLarge(part, bytes, firstLine(e.getMessage())));
         }
+        throw e;
       }
-      written.put(id, parts);
     }
+    for (KollectInventory stale : list(id)) {
+      if (stale.getSpec() == null || stale.getSpec().part() >= parts.size()) {
+        inventories().inNamespace(id.namespace()).resource(stale).delete();
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Whether the API server refused a write for its size: 413 from the API server's body limit,
+   * or etcd's "request is too large" and validation's "Too long" relayed as 422/500.
+   */
+  static boolean tooLarge(KubernetesClientException e) {
+    if (e.getCode() == 413) {
+      return true;
+    }
+    String msg = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+    return (e.getCode() == 422 || e.getCode() == 500)
+        && (msg.contains("too large") || msg.contains("too long"));
+  }
+
+  /** One line naming the target, the endpoint and the cause (never "null"). */
+  private String describe(TargetId id, RuntimeException e) {
+    String cause = e instanceof KubernetesClientException k && k.getCode() > 0
+        ? "HTTP " + k.getCode() + ": " + firstLine(k.getMessage())
+        : firstLine(e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName());
+    if (!cause.contains("://")) {
+      cause = cause + " (API server " + client.getMasterUrl() + ")";
+    }
+    String line = "inventory of " + id + ": cannot write KollectInventory objects: " + cause;
+    return line.length() > MAX_ERROR_CHARS ? line.substring(0, MAX_ERROR_CHARS) + "..." : line;
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "(no message)";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
   }
 
   /**
@@ -159,55 +343,8 @@ final class InventoryObjectSink implements Sink {
   }
 
   private List<KollectInventory> list(TargetId id) {
-    return inventories().inNamespace(id.namespace()).withLabel(TARGET_LABEL, targetLabel(id.name())).list()
-        .getItems();
-  }
-
-  private TreeMap<String, ObjectNode> readExisting(TargetId id) {
-    TreeMap<String, ObjectNode> state = new TreeMap<>();
-    List<KollectInventorySpec> parts = new ArrayList<>();
-    for (KollectInventory inv : list(id)) {
-      if (inv.getSpec() == null || inv.getSpec().records() == null) {
-        continue;
-      }
-      parts.add(inv.getSpec());
-      for (JsonNode node : inv.getSpec().records()) {
-        if (node instanceof ObjectNode obj) {
-          try {
-            state.put(Records.fromJson(obj.toString()).key(), obj);
-          } catch (IllegalArgumentException e) {
-            log.warn("inventory of {}: ignoring an unreadable record: {}", id, e.getMessage());
-          }
-        }
-      }
-    }
-    parts.sort(java.util.Comparator.comparingInt(KollectInventorySpec::part));
-    written.put(id, parts);
-    return state;
-  }
-
-  /** Cuts the ordered records into parts of at most {@link #maxPartBytes} bytes of JSON. */
-  List<KollectInventorySpec> split(TargetId id, TreeMap<String, ObjectNode> state) {
-    List<List<JsonNode>> chunks = new ArrayList<>();
-    List<JsonNode> chunk = new ArrayList<>();
-    long bytes = 0;
-    for (ObjectNode record : state.values()) {
-      int size = record.toString().getBytes(StandardCharsets.UTF_8).length + 1;
-      if (!chunk.isEmpty() && bytes + size > maxPartBytes) {
-        chunks.add(chunk);
-        chunk = new ArrayList<>();
-        bytes = 0;
-      }
-      chunk.add(record);
-      bytes += size;
-    }
-    chunks.add(chunk); // an empty target still has part 0, so readers see "0 records", not nothing
-    List<KollectInventorySpec> parts = new ArrayList<>();
-    for (int i = 0; i < chunks.size(); i++) {
-      parts.add(new KollectInventorySpec(id.name(), i, chunks.size(), chunks.get(i).size(),
-          chunks.get(i)));
-    }
-    return parts;
+    return inventories().inNamespace(id.namespace()).withLabel(TARGET_LABEL, targetLabel(id.name()))
+        .list().getItems();
   }
 
   private static OwnerReference ownerReference(KollectTarget target) {
@@ -223,18 +360,45 @@ final class InventoryObjectSink implements Sink {
 
   /**
    * Deletes a target's inventory objects and forgets its state (the target was deleted, or turned
-   * {@code writeInventory} off). Synchronised with {@link #write} so that a batch in flight cannot
-   * re-create an object after it.
+   * {@code writeInventory} off). Waits for a write of the target in progress, so that it cannot
+   * re-create an object after the delete.
    */
-  synchronized void deleteTarget(TargetId id) {
-    current.remove(id);
-    written.remove(id);
-    inventories().inNamespace(id.namespace()).withLabel(TARGET_LABEL, targetLabel(id.name())).delete();
+  void deleteTarget(TargetId id) {
+    TargetInventory inventory = inventories.remove(id);
+    if (inventory != null) {
+      inventory.retire();
+      inventory.writeLock.lock();
+    }
+    try {
+      inventories().inNamespace(id.namespace()).withLabel(TARGET_LABEL, targetLabel(id.name()))
+          .delete();
+    } finally {
+      if (inventory != null) {
+        inventory.writeLock.unlock();
+      }
+    }
   }
 
   /** Forgets in-memory state, so the next write re-reads what is in the cluster (new leader). */
   void forget() {
-    current.clear();
-    written.clear();
+    for (TargetInventory inventory : inventories.values()) {
+      inventory.retire();
+    }
+    inventories.clear();
+  }
+
+  /** Lets queued writes finish for a few seconds, then stops the writers. */
+  @Override
+  public void close() {
+    retries.shutdownNow();
+    writers.shutdown();
+    try {
+      if (!writers.awaitTermination(10, TimeUnit.SECONDS)) {
+        writers.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      writers.shutdownNow();
+    }
   }
 }

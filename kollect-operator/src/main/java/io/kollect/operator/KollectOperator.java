@@ -66,17 +66,30 @@ public final class KollectOperator implements AutoCloseable {
   private final SinkTranslation sinkTranslation;
   private final Predicate<String> namespaceFilter;
   private final List<String> extraSinks;
-  private final ExecutorService statusWriter = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "kollect-status-writer");
-    t.setDaemon(true);
-    return t;
-  });
+  private final java.util.concurrent.ScheduledExecutorService statusWriter =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "kollect-status-writer");
+        t.setDaemon(true);
+        return t;
+      });
+  /** Target status writes, at most one per target per {@link OperatorConfig#statusWriteInterval}. */
+  private final CoalescedWrites<TargetId> statusWrites;
+  /** Targets given to the engine, for readiness. */
+  private final java.util.Set<TargetId> engineTargets = ConcurrentHashMap.newKeySet();
+  /**
+   * Targets that reported a status since this instance started leading: their reconcile ran with
+   * export on, which loads their checkpoints, so once every target is here the checkpoints are.
+   */
+  private final java.util.Set<TargetId> reportedWhileLeading = ConcurrentHashMap.newKeySet();
+  private volatile boolean leadershipKnown;
   private final Map<TargetId, TargetStatus> lastStatus = new ConcurrentHashMap<>();
   private final Map<TargetId, KollectTargetStatus> writtenStatus = new ConcurrentHashMap<>();
   /** The last problem logged per object, so a resync does not repeat the same error line. */
   private final Map<String, String> loggedProblems = new ConcurrentHashMap<>();
   /** Configuration problems of KollectSinks by engine sink name. */
   private final Map<String, String> sinkProblems = new ConcurrentHashMap<>();
+  /** Warnings (e.g. TLS verification off) of KollectSinks by engine sink name. */
+  private final Map<String, List<String>> sinkWarnings = new ConcurrentHashMap<>();
   /** Validation problems of KollectProfiles by name. */
   private final Map<String, String> profileProblems = new ConcurrentHashMap<>();
   private final java.util.concurrent.ScheduledExecutorService sinkHealth =
@@ -86,11 +99,39 @@ public final class KollectOperator implements AutoCloseable {
         return t;
       });
   private final LeaderElection election;
+  private final Optional<byte[]> digestKey;
   private final ProblemEvents events;
   private volatile boolean leader;
-  private volatile SharedIndexInformer<KollectProfile> profileInformer;
-  private volatile SharedIndexInformer<KollectSink> sinkInformer;
-  private volatile SharedIndexInformer<KollectTarget> targetInformer;
+  private volatile KindWatch<KollectProfile> profileInformer;
+  private volatile KindWatch<KollectSink> sinkInformer;
+  private volatile KindWatch<KollectTarget> targetInformer;
+
+  /**
+   * The settings of issue 12 that the engine takes through contracts being built in parallel.
+   * SEAMS, wired by the lead after merging:
+   *
+   * <ul>
+   *   <li>C4 (informers): {@code .informerOptions(InformerOptions.defaults().withCluster(...)
+   *       .withResyncPeriod(config.resyncPeriod()).withMetrics(metrics)
+   *       .withWatchLiveness(config.watchLiveness()))} — {@code --watch-liveness};
+   *   <li>C5 (core): {@code .accessReviewer(new SubjectAccessReviewer(client))
+   *       .defaultServiceAccount(config.defaultServiceAccount())
+   *       .trustedNamespaces(config.trustedNamespaces())} — {@code --default-service-account},
+   *       {@code --cluster-wide-namespaces};
+   *   <li>C2 (extract): the engine compiles profiles with {@code new ExtractOptions(key)} for
+   *       {@link #digestKey()} — {@code --digest-key-secret}/{@code --digest-key-file}.
+   * </ul>
+   *
+   * <p>Until then the flags are parsed and validated, and the builder is returned unchanged.
+   */
+  static KollectEngine.Builder issue12Settings(KollectEngine.Builder builder, OperatorConfig config) {
+    return builder;
+  }
+
+  /** The digest key resolved at construction (contract C2 seam, see {@link #issue12Settings}). */
+  Optional<byte[]> digestKey() {
+    return digestKey;
+  }
 
   /** Builds the operator; nothing runs until {@link #start()}. */
   public KollectOperator(KubernetesClient client, OperatorConfig config) {
@@ -100,9 +141,13 @@ public final class KollectOperator implements AutoCloseable {
     this.checkpoints = config.checkpointDir()
         .<CheckpointStore>map(FileCheckpointStore::new)
         .orElseGet(() -> new ConfigMapCheckpointStore(client, config.operatorNamespace()));
+    this.statusWrites = new CoalescedWrites<>(config.statusWriteInterval(),
+        (task, delay) -> statusWriter.schedule(task, delay, TimeUnit.NANOSECONDS), System::nanoTime);
     this.inventoryObjects = new InventoryObjectSink(client, this::findTarget,
-        InventoryObjectSink.DEFAULT_MAX_PART_BYTES);
-    this.engine = KollectEngine.builder(client)
+        InventoryObjectSink.DEFAULT_MAX_PART_BYTES, InventoryObjectSink.DEFAULT_MAX_RECORD_BYTES,
+        InventoryObjectSink.DEFAULT_WRITERS, this::onInventoryWritten, java.time.Clock.systemUTC());
+    this.digestKey = config.digestKey().resolve(client, config.operatorNamespace());
+    this.engine = issue12Settings(KollectEngine.builder(client)
         .cluster(config.clusterName())
         .workers(config.workers())
         .resyncPeriod(config.resyncPeriod())
@@ -111,15 +156,16 @@ public final class KollectOperator implements AutoCloseable {
         .informerMetrics(metrics)
         .inventorySink(inventoryObjects)
         .exportEnabled(!config.leaderElection().enabled())
-        .namespaceFilter(namespaceFilter)
+        .namespaceFilter(namespaceFilter), config)
         .build();
     this.sinkTranslation = new SinkTranslation(client);
     this.events = new ProblemEvents(client);
     this.extraSinks = config.stdoutRecords().isPresent() ? List.of(STDOUT_SINK) : List.of();
-    this.http = new OperatorHttp(Records.mapper(), this::isReady, metrics::scrape,
+    this.http = new OperatorHttp(Records.mapper(), this::notReadyReasons, metrics::scrape,
         engine::inventory, config.inventoryAuth());
     this.election = config.leaderElection().enabled()
-        ? new LeaderElection(client, config.leaderElection(), this::onLeadership)
+        ? new LeaderElection(client, config.leaderElection(), this::onLeadership,
+            leader -> leadershipKnown = true)
         : null;
   }
 
@@ -135,8 +181,11 @@ public final class KollectOperator implements AutoCloseable {
       @Override
       public void onStatus(TargetStatus status) {
         lastStatus.put(status.id(), status);
+        if (leader) {
+          reportedWhileLeading.add(status.id());
+        }
         metrics.target(status);
-        statusWriter.execute(() -> writeTargetStatus(status.id()));
+        requestStatusWrite(status.id());
       }
 
       @Override
@@ -144,6 +193,7 @@ public final class KollectOperator implements AutoCloseable {
         metrics.targetRemoved(id);
         lastStatus.remove(id);
         writtenStatus.remove(id);
+        statusWrites.forget(id);
       }
     });
     config.stdoutRecords().ifPresent(out -> engine.putSink(new StdoutSink(STDOUT_SINK, out),
@@ -154,14 +204,17 @@ public final class KollectOperator implements AutoCloseable {
     }
     long resync = config.resyncPeriod().toMillis();
     // Profiles and sinks first, so that targets are not reported as naming missing ones on start.
-    profileInformer = client.resources(KollectProfile.class).runnableInformer(resync);
-    profileInformer.addEventHandler(handler(this::onProfile, this::onProfileDeleted));
-    sinkInformer = client.resources(KollectSink.class).inAnyNamespace().runnableInformer(resync);
-    sinkInformer.addEventHandler(handler(this::onSink, this::onSinkDeleted));
+    profileInformer = new KindWatch<>(client, KollectProfile.class,
+        io.kollect.operator.crd.KollectProfileSpec.class, false, resync,
+        handler(this::onProfile, this::onProfileDeleted));
+    sinkInformer = new KindWatch<>(client, KollectSink.class,
+        io.kollect.operator.crd.KollectSinkSpec.class, true, resync,
+        handler(this::onSink, this::onSinkDeleted));
     awaitListed("KollectProfiles", profileInformer.start());
     awaitListed("KollectSinks", sinkInformer.start());
-    targetInformer = client.resources(KollectTarget.class).inAnyNamespace().runnableInformer(resync);
-    targetInformer.addEventHandler(handler(this::onTarget, this::onTargetDeleted));
+    targetInformer = new KindWatch<>(client, KollectTarget.class,
+        io.kollect.operator.crd.KollectTargetSpec.class, true, resync,
+        handler(this::onTarget, this::onTargetDeleted));
     awaitListed("KollectTargets", targetInformer.start());
     if (election != null) {
       election.start();
@@ -216,10 +269,43 @@ public final class KollectOperator implements AutoCloseable {
     return leader;
   }
 
-  /** Ready when the Kollect resources are listed and every leased informer has synced. */
+  /**
+   * Ready when the Kollect resources are listed, every leased informer has synced, the leadership
+   * state is known and, on the leader, every target's checkpoints are loaded.
+   */
   public boolean isReady() {
-    return targetInformer != null && targetInformer.hasSynced() && profileInformer.hasSynced()
-        && sinkInformer.hasSynced() && engine.isReady();
+    return notReadyReasons().isEmpty();
+  }
+
+  /** Why this instance is not ready, one short line each; empty when it is. */
+  List<String> notReadyReasons() {
+    List<String> reasons = new ArrayList<>();
+    if (targetInformer == null || !targetInformer.hasSynced() || !profileInformer.hasSynced()
+        || !sinkInformer.hasSynced()) {
+      reasons.add("Kollect resources not listed yet");
+    } else if (!engine.isReady()) {
+      reasons.add("informers not synced");
+    }
+    if (!leadershipKnown) {
+      reasons.add("leadership state not known yet");
+    } else if (leader) {
+      long loading = engineTargets.stream().filter(id -> !reportedWhileLeading.contains(id)).count();
+      if (loading > 0) {
+        reasons.add("checkpoints of " + loading + " target(s) not loaded yet");
+      }
+    }
+    reasons.addAll(stalledWatches());
+    return reasons;
+  }
+
+  /**
+   * Dead or silent watches, one line each naming the type, namespace and since when. SEAM (issue
+   * 12 contract C4): returns {@code InformerRegistry.stalledWatches()} formatted as {@code
+   * "watch of <type> in <namespace> silent since <time>: <reason>"} once the informers module
+   * has it (reached through the engine); until then nothing is reported.
+   */
+  List<String> stalledWatches() {
+    return List.of();
   }
 
   /** Where {@code /metrics} and {@code /inventory} are served, once started. */
@@ -238,16 +324,18 @@ public final class KollectOperator implements AutoCloseable {
   }
 
   private Optional<KollectTarget> findTarget(TargetId id) {
-    SharedIndexInformer<KollectTarget> informer = targetInformer;
+    KindWatch<KollectTarget> informer = targetInformer;
     return informer == null
         ? Optional.empty()
-        : Optional.ofNullable(informer.getStore().getByKey(id.namespace() + "/" + id.name()));
+        : informer.get(id.namespace() + "/" + id.name());
   }
 
   // ---- leadership ------------------------------------------------------------------------------
 
   private synchronized void onLeadership(boolean isLeader) {
+    reportedWhileLeading.clear();
     leader = isLeader;
+    leadershipKnown = true;
     metrics.leader(isLeader);
     if (isLeader) {
       if (checkpoints instanceof ConfigMapCheckpointStore cm) {
@@ -266,14 +354,14 @@ public final class KollectOperator implements AutoCloseable {
     // A new leader reports known problems again: as events, and in the status written below.
     loggedProblems.clear();
     for (TargetId id : List.copyOf(lastStatus.keySet())) {
-      writeTargetStatus(id);
+      requestStatusWrite(id);
     }
     // Only report: putting profiles or sinks again would make the engine re-send to the sinks.
     if (profileInformer != null) {
-      profileInformer.getStore().list().forEach(this::reportProfile);
+      profileInformer.list().forEach(this::reportProfile);
     }
     if (sinkInformer != null) {
-      sinkInformer.getStore().list().stream()
+      sinkInformer.list().stream()
           .filter(k -> namespaceFilter.test(k.getMetadata().getNamespace()))
           .forEach(this::reportSink);
     }
@@ -342,25 +430,44 @@ public final class KollectOperator implements AutoCloseable {
     }
   }
 
-  private void onProfileDeleted(KollectProfile profile) {
+  private void onProfileDeleted(io.fabric8.kubernetes.api.model.HasMetadata profile) {
     engine.removeProfile(profile.getMetadata().getName());
     profileProblems.remove(profile.getMetadata().getName());
     loggedProblems.remove("KollectProfile " + profile.getMetadata().getName());
     reportMissingProfileOfTargets();
   }
 
+  /**
+   * What the compiled profile accepts but ignores, one line each naming the field (e.g. {@code
+   * resources[0].includeSecretData is ignored: ...}). SEAM (issue 12 contract C2): once
+   * kollect-extract has {@code CompiledProfile.warnings()} and the engine exposes the compiled
+   * profile (or its warnings) by name, return them here; the profile's status then carries a
+   * {@code Warning} condition. Until then there are none.
+   */
+  List<String> profileWarnings(String profile) {
+    return List.of();
+  }
+
   private void writeProfileStatus(KollectProfile profile, String problem) {
     long generation = Optional.ofNullable(profile.getMetadata().getGeneration()).orElse(0L);
     List<Condition> previous = profile.getStatus() == null || profile.getStatus().conditions() == null
         ? List.of() : profile.getStatus().conditions();
-    List<Condition> conditions = problem == null
+    List<Condition> conditions = new ArrayList<>(problem == null
         ? List.of(
             keep(previous, "Ready", "True", "Valid", "profile compiles", generation),
             keep(previous, "Degraded", "False", "Valid", "no problems", generation))
         : List.of(
             keep(previous, "Ready", "False", "InvalidProfile", problem, generation),
-            keep(previous, "Degraded", "True", "InvalidProfile", problem, generation));
-    KollectProfileStatus status = new KollectProfileStatus(generation, conditions);
+            keep(previous, "Degraded", "True", "InvalidProfile", problem, generation),
+            keep(previous, "Stalled", "True", "InvalidProfile", problem, generation)));
+    List<String> warnings = profileWarnings(profile.getMetadata().getName());
+    if (!warnings.isEmpty()) {
+      conditions.add(keep(previous, "Warning", "True", "IgnoredFields", String.join("; ", warnings),
+          generation));
+    }
+    Integer resources = profile.getSpec() == null || profile.getSpec().resources() == null
+        ? null : profile.getSpec().resources().size();
+    KollectProfileStatus status = new KollectProfileStatus(generation, conditions, resources);
     if (status.equals(profile.getStatus())) {
       return;
     }
@@ -392,6 +499,8 @@ public final class KollectOperator implements AutoCloseable {
       SinkTranslation.Built built = sinkTranslation.build(name, sink);
       engine.putSink(built.sink(), built.options());
       sinkProblems.remove(name);
+      sinkWarnings.put(name, built.warnings());
+      built.warnings().forEach(w -> log.warn("KollectSink {}: {}", name, w));
     } catch (IllegalArgumentException e) {
       sinkProblems.put(name, "KollectSink " + name + ": " + firstLine(e.getMessage()));
       engine.removeSink(name);
@@ -411,22 +520,30 @@ public final class KollectOperator implements AutoCloseable {
 
   /** Re-evaluates every sink's status from its configuration and its recent deliveries. */
   private void checkSinkHealth() {
-    SharedIndexInformer<KollectSink> informer = sinkInformer;
+    KindWatch<KollectSink> informer = sinkInformer;
     if (!leader || informer == null) {
       return;
     }
-    for (KollectSink sink : informer.getStore().list()) {
+    for (KollectSink sink : informer.list()) {
       if (namespaceFilter.test(sink.getMetadata().getNamespace())) {
-        writeSinkStatus(sink);
+        String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
+            sink.getMetadata().getName());
+        String problem = sinkProblems.get(name);
+        if (problem != null && problem.contains("Secret ")) {
+          onSink(sink); // a Secret it names may exist now
+        } else {
+          writeSinkStatus(sink);
+        }
       }
     }
   }
 
-  private void onSinkDeleted(KollectSink sink) {
+  private void onSinkDeleted(io.fabric8.kubernetes.api.model.HasMetadata sink) {
     String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
         sink.getMetadata().getName());
     engine.removeSink(name);
     sinkProblems.remove(name);
+    sinkWarnings.remove(name);
     loggedProblems.remove("KollectSink " + name);
   }
 
@@ -442,7 +559,8 @@ public final class KollectOperator implements AutoCloseable {
     if (problem != null) {
       conditions = List.of(
           keep(previous, "Ready", "False", "InvalidSink", problem, generation),
-          keep(previous, "Degraded", "True", "InvalidSink", problem, generation));
+          keep(previous, "Degraded", "True", "InvalidSink", problem, generation),
+          keep(previous, "Stalled", "True", "InvalidSink", problem, generation));
     } else if (delivery.failing()) {
       String message = "deliveries are failing since " + CrTranslation.rfc3339(delivery.failingSince())
           + " (" + delivery.failedRecords() + " records in failed attempts, retrying); last success "
@@ -455,9 +573,17 @@ public final class KollectOperator implements AutoCloseable {
           keep(previous, "Ready", "True", "Configured", "sink configured", generation),
           keep(previous, "Degraded", "False", "Delivering", "no problems", generation));
     }
-    KollectSinkStatus status = new KollectSinkStatus(generation, conditions);
+    List<String> warnings = sinkWarnings.getOrDefault(name, List.of());
+    if (problem == null && !warnings.isEmpty()) {
+      conditions = new ArrayList<>(conditions);
+      conditions.add(keep(previous, "Insecure", "True", "InsecureSkipVerify",
+          String.join("; ", warnings), generation));
+    }
+    KollectSinkStatus status = new KollectSinkStatus(generation, conditions,
+        targetsUsing(sink.getMetadata().getNamespace(), sink.getMetadata().getName()));
     if (sameConditions(status.conditions(), sink.getStatus() == null ? null : sink.getStatus().conditions())
-        && Long.valueOf(generation).equals(sink.getStatus().observedGeneration())) {
+        && Long.valueOf(generation).equals(sink.getStatus().observedGeneration())
+        && java.util.Objects.equals(status.targets(), sink.getStatus().targets())) {
       return;
     }
     statusWriter.execute(() -> {
@@ -475,6 +601,18 @@ public final class KollectOperator implements AutoCloseable {
         }
       }
     });
+  }
+
+  /** How many known targets name this sink. */
+  private int targetsUsing(String namespace, String sink) {
+    KindWatch<KollectTarget> informer = targetInformer;
+    if (informer == null) {
+      return 0;
+    }
+    return (int) informer.list().stream()
+        .filter(t -> namespace.equals(t.getMetadata().getNamespace()) && t.getSpec() != null
+            && t.getSpec().sinkRefs() != null && t.getSpec().sinkRefs().contains(sink))
+        .count();
   }
 
   /** Equal but for the transition times, which {@link #keep} carries over anyway. */
@@ -503,7 +641,7 @@ public final class KollectOperator implements AutoCloseable {
     }
     TargetSpec spec;
     try {
-      spec = CrTranslation.target(target, extraSinks);
+      spec = CrTranslation.target(target, extraSinks, config.defaultServiceAccount());
     } catch (IllegalArgumentException e) {
       report(target, "InvalidTarget", "KollectTarget " + ns + "/" + target.getMetadata().getName(),
           "KollectTarget " + ns + "/" + target.getMetadata().getName() + ": " + e.getMessage());
@@ -512,6 +650,7 @@ public final class KollectOperator implements AutoCloseable {
     reportMissingProfile(target);
     try {
       engine.putTarget(spec);
+      engineTargets.add(spec.id());
     } catch (IllegalArgumentException e) {
       // The engine validates the scope (label selectors) and names the target and field itself.
       // It keeps the target's last valid spec, so exports go on while the problem is reported.
@@ -529,9 +668,12 @@ public final class KollectOperator implements AutoCloseable {
     }
   }
 
-  private void onTargetDeleted(KollectTarget target) {
+  private void onTargetDeleted(io.fabric8.kubernetes.api.model.HasMetadata target) {
     TargetId id = new TargetId(target.getMetadata().getNamespace(), target.getMetadata().getName());
     engine.removeTarget(id);
+    engineTargets.remove(id);
+    reportedWhileLeading.remove(id);
+    statusWrites.forget(id);
     lastStatus.remove(id);
     writtenStatus.remove(id);
     loggedProblems.remove("KollectTarget " + id);
@@ -548,7 +690,7 @@ public final class KollectOperator implements AutoCloseable {
 
   private void reportMissingProfileOfTargets() {
     if (targetInformer != null) {
-      targetInformer.getStore().list().forEach(this::reportMissingProfile);
+      targetInformer.list().forEach(this::reportMissingProfile);
     }
   }
 
@@ -558,10 +700,32 @@ public final class KollectOperator implements AutoCloseable {
     }
     String ref = target.getSpec().profileRef();
     String id = target.getMetadata().getNamespace() + "/" + target.getMetadata().getName();
-    boolean missing = profileInformer.getStore().getByKey(ref) == null;
+    boolean missing = profileInformer.get(ref).isEmpty();
     report(target, "ProfileNotFound", "KollectTarget " + id, missing
         ? "KollectTarget " + id + ": spec.profileRef: KollectProfile \"" + ref + "\" does not exist"
         : null);
+  }
+
+  /**
+   * How the target's deliveries to each of its sinks go. SEAM (issue 12 contract C3): once
+   * kollect-export has {@code Exporter.deliveryStatus(target, sink)} (reached through the engine),
+   * map each of the target's sinks' {@code DeliveryStatus} to a {@link SinkDelivery} here; the
+   * target's status ({@code status.sinks}, {@code SinkDeliveryFailing}, {@code RecordsRejected})
+   * and the {@code kollect_target_sink_*} metrics follow. Until then: none.
+   */
+  List<SinkDelivery> deliveries(TargetId id) {
+    return List.of();
+  }
+
+  /** Asks for a status write of a target, coalesced to one per status write interval. */
+  private void requestStatusWrite(TargetId id) {
+    statusWrites.request(id, () -> writeTargetStatus(id));
+  }
+
+  /** After every inventory write attempt of a target: its metrics and (coalesced) status. */
+  private void onInventoryWritten(TargetId id) {
+    inventoryObjects.health(id).ifPresent(h -> metrics.inventory(id, h));
+    requestStatusWrite(id);
   }
 
   private void writeTargetStatus(TargetId id) {
@@ -569,7 +733,10 @@ public final class KollectOperator implements AutoCloseable {
     if (!leader || status == null) {
       return;
     }
-    KollectTargetStatus next = CrTranslation.status(status);
+    List<SinkDelivery> deliveries = deliveries(id);
+    metrics.deliveries(id, deliveries);
+    KollectTargetStatus next = CrTranslation.status(status,
+        inventoryObjects.health(id).orElse(null), deliveries, Instant.now(), writtenStatus.get(id));
     if (next.equals(writtenStatus.get(id))) {
       return;
     }
@@ -631,40 +798,98 @@ public final class KollectOperator implements AutoCloseable {
     return CrTranslation.condition(type, status, reason, message, since, generation);
   }
 
-  private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> ResourceEventHandler<T>
-      handler(java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {
-    return new ResourceEventHandler<>() {
+  private <T extends io.fabric8.kubernetes.api.model.HasMetadata> KindWatch.Handler<T> handler(
+      java.util.function.Consumer<T> upsert,
+      java.util.function.Consumer<io.fabric8.kubernetes.api.model.HasMetadata> delete) {
+    return new KindWatch.Handler<>() {
       @Override
-      public void onAdd(T obj) {
-        guard(obj, () -> upsert.accept(obj));
+      public void upsert(T object) {
+        upsert.accept(object);
       }
 
       @Override
-      public void onUpdate(T oldObj, T newObj) {
-        Long before = oldObj.getMetadata().getGeneration();
-        Long after = newObj.getMetadata().getGeneration();
-        // Status writes bump resourceVersion, not generation: nothing to reconcile for those.
-        if (before != null && before.equals(after)
-            && Objects.equals(oldObj.getMetadata().getUid(), newObj.getMetadata().getUid())) {
-          return;
-        }
-        guard(newObj, () -> upsert.accept(newObj));
+      public void delete(io.fabric8.kubernetes.api.model.HasMetadata object) {
+        delete.accept(object);
+        loggedProblems.remove(describe(object));
       }
 
       @Override
-      public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-        guard(obj, () -> delete.accept(obj));
+      public void unreadable(io.fabric8.kubernetes.api.model.GenericKubernetesResource object,
+          String problem) {
+        onUnreadable(object, problem);
       }
     };
   }
 
-  private static void guard(io.fabric8.kubernetes.api.model.HasMetadata obj, Runnable action) {
-    try {
-      action.run();
-    } catch (RuntimeException e) {
-      // Never let one object break the watch: say which object and move on.
-      log.error("{} {}: {}", obj.getKind(), obj.getMetadata().getName(), e.toString(), e);
+  /** {@code Kind namespace/name} or {@code Kind name}. */
+  private static String describe(io.fabric8.kubernetes.api.model.HasMetadata o) {
+    String ns = o.getMetadata().getNamespace();
+    return o.getKind() + " " + (ns == null ? "" : ns + "/") + o.getMetadata().getName();
+  }
+
+  /**
+   * A Kollect object this operator cannot read (e.g. a {@code type} from a newer CRD): said once
+   * in the log and as an event, and in the object's status; a sink stops being used, a target or
+   * profile keeps its last readable spec. The watch of the kind goes on.
+   */
+  private void onUnreadable(io.fabric8.kubernetes.api.model.GenericKubernetesResource object,
+      String problem) {
+    String what = describe(object);
+    String message = what + ": " + problem;
+    if (object.getKind().equals("KollectSink")
+        && namespaceFilter.test(object.getMetadata().getNamespace())) {
+      String name = CrTranslation.sinkName(object.getMetadata().getNamespace(),
+          object.getMetadata().getName());
+      engine.removeSink(name);
+      sinkProblems.put(name, message);
     }
+    if (object.getKind().equals("KollectTarget")) {
+      // Written again from the engine's view once the object reads again.
+      writtenStatus.remove(new TargetId(object.getMetadata().getNamespace(),
+          object.getMetadata().getName()));
+    }
+    report(object, "NotUnderstood", what, message);
+    if (leader) {
+      writeUnreadableStatus(object, message);
+    }
+  }
+
+  private void writeUnreadableStatus(io.fabric8.kubernetes.api.model.GenericKubernetesResource object,
+      String message) {
+    long generation = Optional.ofNullable(object.getMetadata().getGeneration()).orElse(0L);
+    Instant now = Instant.now();
+    Map<String, Object> status = Map.of("observedGeneration", generation, "conditions", List.of(
+        conditionMap(CrTranslation.condition("Ready", "False", "NotUnderstood", message, now, generation)),
+        conditionMap(CrTranslation.condition("Stalled", "True", "NotUnderstood", message, now, generation))));
+    statusWriter.execute(() -> {
+      try {
+        var resources = client.genericKubernetesResources(
+            object.getApiVersion(), object.getKind());
+        var one = object.getMetadata().getNamespace() == null
+            ? resources.withName(object.getMetadata().getName())
+            : resources.inNamespace(object.getMetadata().getNamespace())
+                .withName(object.getMetadata().getName());
+        one.editStatus(g -> {
+          g.setAdditionalProperty("status", status);
+          return g;
+        });
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          log.warn("{}: cannot write status: {}", describe(object), firstLine(e.getMessage()));
+        }
+      }
+    });
+  }
+
+  private static Map<String, Object> conditionMap(Condition c) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put("type", c.getType());
+    m.put("status", c.getStatus());
+    m.put("reason", c.getReason());
+    m.put("message", c.getMessage());
+    m.put("lastTransitionTime", c.getLastTransitionTime());
+    m.put("observedGeneration", c.getObservedGeneration());
+    return m;
   }
 
   /**
@@ -673,7 +898,7 @@ public final class KollectOperator implements AutoCloseable {
    */
   @Override
   public void close() {
-    for (SharedIndexInformer<?> informer : new ArrayList<>(java.util.Arrays.asList(
+    for (KindWatch<?> informer : new ArrayList<>(java.util.Arrays.asList(
         targetInformer, sinkInformer, profileInformer))) {
       if (informer != null) {
         informer.close();

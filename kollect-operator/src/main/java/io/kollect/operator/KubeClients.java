@@ -39,8 +39,21 @@ public final class KubeClients {
     RateLimit limit = new RateLimit(qps, burst);
     return new KubernetesClientBuilder()
         .withConfig(config)
-        .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("kollect-rate-limit", limit))
+        .withHttpClientBuilderConsumer(b -> quiet(b).addOrReplaceInterceptor("kollect-rate-limit", limit))
         .build();
+  }
+
+  /** fabric8's name of the interceptor that logs whole requests and responses at trace. */
+  static final String HTTP_LOGGING_INTERCEPTOR = "HttpLogging";
+
+  /**
+   * Replaces fabric8's HTTP logging interceptor with one that logs nothing: at trace it would log
+   * request and response bodies (unscrubbed objects, Secrets) and the Authorization header.
+   * {@link LogSetup} also keeps its logger off; this holds when an embedder configures logging.
+   */
+  public static <T extends io.fabric8.kubernetes.client.http.HttpClient.Builder> T quiet(T builder) {
+    builder.addOrReplaceInterceptor(HTTP_LOGGING_INTERCEPTOR, new Interceptor() { });
+    return builder;
   }
 
   /**

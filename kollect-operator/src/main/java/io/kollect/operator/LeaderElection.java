@@ -21,14 +21,25 @@ final class LeaderElection implements AutoCloseable {
   private final KubernetesClient client;
   private final LeaderElectionSettings settings;
   private final Consumer<Boolean> onLeadership;
+  private final Consumer<String> onLeaderObserved;
   private volatile CompletableFuture<?> running;
   private volatile boolean closed;
 
   LeaderElection(KubernetesClient client, LeaderElectionSettings settings,
       Consumer<Boolean> onLeadership) {
+    this(client, settings, onLeadership, leader -> { });
+  }
+
+  /**
+   * @param onLeaderObserved told the identity of the leader whenever it is observed to change
+   *     (this instance or another): from then on the leadership state is known
+   */
+  LeaderElection(KubernetesClient client, LeaderElectionSettings settings,
+      Consumer<Boolean> onLeadership, Consumer<String> onLeaderObserved) {
     this.client = client;
     this.settings = settings;
     this.onLeadership = onLeadership;
+    this.onLeaderObserved = onLeaderObserved;
   }
 
   synchronized void start() {
@@ -52,7 +63,10 @@ final class LeaderElection implements AutoCloseable {
               log.info("stopped leading (lease {}/{})", settings.namespace(), settings.id());
               onLeadership.accept(false);
             },
-            leader -> log.info("leader is now {}", leader)))
+            leader -> {
+              log.info("leader is now {}", leader);
+              onLeaderObserved.accept(leader);
+            }))
         .build();
     CompletableFuture<?> future = client.leaderElector().withConfig(config).build().start();
     running = future;

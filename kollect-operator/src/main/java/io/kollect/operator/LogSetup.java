@@ -27,6 +27,24 @@ public final class LogSetup {
 
   private LogSetup() {}
 
+  /**
+   * Loggers that would print HTTP request and response bodies or headers (the bearer token), kept
+   * off at every level. fabric8's {@code HttpLoggingInterceptor} logs whole requests and responses
+   * when its logger is at trace; {@link KubeClients} also replaces the interceptor itself.
+   */
+  static final java.util.List<String> SENSITIVE_LOGGERS = java.util.List.of(
+      "io.fabric8.kubernetes.client.http.HttpLoggingInterceptor",
+      "io.netty.handler.logging.LoggingHandler",
+      "io.vertx.core.http.impl.Http1xClientConnection",
+      "io.vertx.core.net.impl.ConnectionBase");
+
+  /** Turns the {@link #SENSITIVE_LOGGERS} off; also for embedders that configure logback. */
+  public static void capSensitiveLoggers(LoggerContext ctx) {
+    for (String name : SENSITIVE_LOGGERS) {
+      ctx.getLogger(name).setLevel(Level.OFF);
+    }
+  }
+
   /** JSON when running in a pod (the API server's service host is set), text otherwise. */
   public static Format defaultFormat() {
     return System.getenv("KUBERNETES_SERVICE_HOST") != null ? Format.json : Format.text;
@@ -79,8 +97,11 @@ public final class LogSetup {
     Logger root = ctx.getLogger(Logger.ROOT_LOGGER_NAME);
     root.addAppender(stderr);
     boolean verbose = level.toInt() <= Level.DEBUG.toInt();
-    root.setLevel(verbose ? level : Level.WARN);
+    // Libraries get at most debug, even at --log-level=trace: their trace output carries raw API
+    // objects (Secret bodies, unscrubbed env values). Only Kollect's own loggers go to trace.
+    root.setLevel(verbose ? Level.DEBUG : Level.WARN);
     ctx.getLogger("io.kollect").setLevel(level);
+    capSensitiveLoggers(ctx);
     // It warns once per CRD that v1alpha1 is "unstable": true, known, and noise to operators.
     ctx.getLogger("io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils").setLevel(Level.ERROR);
   }

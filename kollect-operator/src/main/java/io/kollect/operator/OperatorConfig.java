@@ -25,6 +25,15 @@ import java.util.function.Predicate;
  *     operatorNamespace}
  * @param operatorNamespace the namespace the operator keeps its own state in (checkpoints)
  * @param stdoutRecords when present, every target's records also go here as JSON lines
+ * @param statusWriteInterval a target's status is written at most once per this interval
+ *     (changes in between are coalesced into the next write); {@code --status-write-interval}
+ * @param watchLiveness the liveness bound of every watch and request ({@code --watch-liveness})
+ * @param defaultServiceAccount the ServiceAccount a target reads as when it names none ({@code
+ *     --default-service-account})
+ * @param clusterWideNamespaces namespaces whose targets are trusted and not checked against their
+ *     ServiceAccount; empty means {@code operatorNamespace} ({@code --cluster-wide-namespaces})
+ * @param digestKey where the key of Secret value digests comes from ({@code --digest-key-secret}
+ *     or {@code --digest-key-file}); {@link DigestKeySource#none()} for names and lengths only
  */
 public record OperatorConfig(
     String clusterName,
@@ -38,7 +47,30 @@ public record OperatorConfig(
     InventoryAuth inventoryAuth,
     Optional<Path> checkpointDir,
     String operatorNamespace,
-    Optional<PrintStream> stdoutRecords) {
+    Optional<PrintStream> stdoutRecords,
+    Duration statusWriteInterval,
+    Duration watchLiveness,
+    String defaultServiceAccount,
+    Set<String> clusterWideNamespaces,
+    DigestKeySource digestKey) {
+
+  /** Status writes per target at most every 10 s. */
+  public static final Duration DEFAULT_STATUS_WRITE_INTERVAL = Duration.ofSeconds(10);
+  /** A dead watch is noticed within 60 s. */
+  public static final Duration DEFAULT_WATCH_LIVENESS = Duration.ofSeconds(60);
+  /** As Flux: a target without {@code serviceAccountName} reads as {@code default}. */
+  public static final String DEFAULT_SERVICE_ACCOUNT = "default";
+
+  /** The settings before issue 12, with the defaults of every later one. */
+  public OperatorConfig(String clusterName, int workers, Duration resyncPeriod,
+      BindAddress metricsAddress, BindAddress probeAddress, LeaderElectionSettings leaderElection,
+      Set<String> includeNamespaces, Set<String> excludeNamespaces, InventoryAuth inventoryAuth,
+      Optional<Path> checkpointDir, String operatorNamespace, Optional<PrintStream> stdoutRecords) {
+    this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
+        includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
+        stdoutRecords, DEFAULT_STATUS_WRITE_INTERVAL, DEFAULT_WATCH_LIVENESS,
+        DEFAULT_SERVICE_ACCOUNT, Set.of(), DigestKeySource.none());
+  }
 
   public OperatorConfig {
     Objects.requireNonNull(clusterName, "clusterName");
@@ -49,6 +81,71 @@ public record OperatorConfig(
     excludeNamespaces = Set.copyOf(excludeNamespaces);
     Objects.requireNonNull(inventoryAuth, "inventoryAuth");
     Objects.requireNonNull(operatorNamespace, "operatorNamespace");
+    requirePositive(statusWriteInterval, "--status-write-interval");
+    requirePositive(watchLiveness, "--watch-liveness");
+    if (defaultServiceAccount == null || !DNS_SUBDOMAIN.matcher(defaultServiceAccount).matches()) {
+      throw new IllegalArgumentException("--default-service-account: '" + defaultServiceAccount
+          + "' is not a ServiceAccount name (lower-case letters, digits, '-' and '.')");
+    }
+    clusterWideNamespaces = Set.copyOf(clusterWideNamespaces);
+    for (String ns : clusterWideNamespaces) {
+      if (!DNS_LABEL.matcher(ns).matches()) {
+        throw new IllegalArgumentException("--cluster-wide-namespaces: '" + ns
+            + "' is not a namespace name (lower-case letters, digits and '-')");
+      }
+    }
+    Objects.requireNonNull(digestKey, "digestKey");
+  }
+
+  private static final java.util.regex.Pattern DNS_LABEL =
+      java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  private static final java.util.regex.Pattern DNS_SUBDOMAIN =
+      java.util.regex.Pattern.compile("(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+  private static void requirePositive(Duration d, String flag) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(flag + ": must be a positive duration, got " + d);
+    }
+  }
+
+  /** This configuration with another status write interval (tests shorten it). */
+  public OperatorConfig withStatusWriteInterval(Duration interval) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+        operatorNamespace, stdoutRecords, interval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey);
+  }
+
+  /** This configuration with another watch liveness window. */
+  public OperatorConfig withWatchLiveness(Duration window) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+        operatorNamespace, stdoutRecords, statusWriteInterval, window, defaultServiceAccount,
+        clusterWideNamespaces, digestKey);
+  }
+
+  /** This configuration with the tenancy settings of issue 12 item 5. */
+  public OperatorConfig withTenancy(String serviceAccount, Set<String> trustedNamespaces) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, serviceAccount,
+        trustedNamespaces, digestKey);
+  }
+
+  /** This configuration with a digest key source. */
+  public OperatorConfig withDigestKey(DigestKeySource source) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness,
+        defaultServiceAccount, clusterWideNamespaces, source);
+  }
+
+  /**
+   * The namespaces whose targets are not checked against their ServiceAccount: {@code
+   * --cluster-wide-namespaces}, or the operator's own namespace when none are given.
+   */
+  public Set<String> trustedNamespaces() {
+    return clusterWideNamespaces.isEmpty() ? Set.of(operatorNamespace) : clusterWideNamespaces;
   }
 
   /** Whether objects (and Kollect resources) in a namespace are handled at all. */

@@ -34,7 +34,7 @@ final class OperatorHttp implements AutoCloseable {
   private static final Set<String> QUERY_KEYS = Set.of("target", "group", "kind", "namespace", "name");
 
   private final ObjectMapper mapper;
-  private final BooleanSupplier ready;
+  private final Supplier<List<String>> unready;
   private final Supplier<String> metrics;
   private final Supplier<InventoryView> inventory;
   private final InventoryAuth auth;
@@ -44,8 +44,17 @@ final class OperatorHttp implements AutoCloseable {
 
   OperatorHttp(ObjectMapper mapper, BooleanSupplier ready, Supplier<String> metrics,
       Supplier<InventoryView> inventory, InventoryAuth auth) {
+    this(mapper, () -> ready.getAsBoolean() ? List.of() : List.of("informers not synced"),
+        metrics, inventory, auth);
+  }
+
+  /**
+   * @param unready why the operator is not ready (one short line each); empty when it is
+   */
+  OperatorHttp(ObjectMapper mapper, Supplier<List<String>> unready, Supplier<String> metrics,
+      Supplier<InventoryView> inventory, InventoryAuth auth) {
     this.mapper = mapper;
-    this.ready = ready;
+    this.unready = unready;
     this.metrics = metrics;
     this.inventory = inventory;
     this.auth = auth;
@@ -62,8 +71,9 @@ final class OperatorHttp implements AutoCloseable {
       probeServer = listen(probes.address().get());
       probeServer.createContext("/healthz", get(ex -> send(ex, 200, "text/plain", "ok\n")));
       probeServer.createContext("/readyz", get(ex -> {
-        boolean isReady = ready.getAsBoolean();
-        send(ex, isReady ? 200 : 503, "text/plain", isReady ? "ok\n" : "informers not synced\n");
+        List<String> reasons = unready.get();
+        send(ex, reasons.isEmpty() ? 200 : 503, "text/plain",
+            reasons.isEmpty() ? "ok\n" : "not ready: " + String.join("; ", reasons) + "\n");
       }));
       probeServer.start();
       log.info("probes listening on {} (/healthz, /readyz)", probeServer.getAddress());

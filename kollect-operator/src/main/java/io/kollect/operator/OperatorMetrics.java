@@ -160,27 +160,82 @@ final class OperatorMetrics implements ExportMetrics, InformerMetrics {
         .increment();
   }
 
-  /** Publishes a target's readiness and object counts ({@code kollect_target_*}). */
+  /** Resource types each target has reported counts for, so a vanished type is set to 0. */
+  private final Map<String, java.util.Set<String>> targetResources = new ConcurrentHashMap<>();
+
+  /**
+   * Publishes a target's readiness and object counts ({@code kollect_target_*}). A resource type
+   * the target no longer has objects of drops to 0: a gauge is never left at its last value.
+   */
   void target(io.kollect.core.TargetStatus status) {
     String target = status.id().toString();
     gauge("kollect_target_ready", "1 when the target's Ready condition is True", "target", target)
         .set(status.ready() ? 1 : 0);
-    status.objectCounts().forEach((resource, count) ->
-        gauge("kollect_target_objects", "Exported objects of a target per resource type",
-            "target", target, "resource", resource).set(count));
+    java.util.Set<String> seen = targetResources.computeIfAbsent(target,
+        k -> ConcurrentHashMap.newKeySet());
+    seen.addAll(status.objectCounts().keySet());
+    for (String resource : seen) {
+      gauge("kollect_target_objects", "Exported objects of a target per resource type",
+          "target", target, "resource", resource)
+          .set(status.objectCounts().getOrDefault(resource, 0));
+    }
   }
 
-  /** Drops the gauges of a removed target. */
+  /**
+   * A watch was replaced, by reason ({@code kollect_watch_restarts_total}): e.g. silent past the
+   * liveness window, closed by the server, HTTP 410 Gone. Overrides {@code
+   * InformerMetrics.watchRestarted} once kollect-informers has it (issue 12 contract C4); until
+   * then nothing calls it.
+   */
+  public void watchRestarted(ResourceType type, String reason) {
+    counter("kollect_watch_restarts", "Watches replaced, by reason", "resource", type.toString(),
+        "reason", reason == null ? "unknown" : reason).increment();
+  }
+
+  /** Publishes a target's deliveries per sink ({@code kollect_target_sink_*}). */
+  void deliveries(io.kollect.core.TargetId id, java.util.List<SinkDelivery> deliveries) {
+    String target = id.toString();
+    for (SinkDelivery d : deliveries) {
+      gauge("kollect_target_sink_pending_records", "Records of a target waiting for a sink",
+          "target", target, "sink", d.sink()).set(d.pending());
+      gauge("kollect_target_sink_consecutive_failures",
+          "Failed delivery attempts of a target to a sink since the last success",
+          "target", target, "sink", d.sink()).set(d.consecutiveFailures());
+      gauge("kollect_target_sink_rejected_records",
+          "Records of a target a sink rejected for good", "target", target, "sink", d.sink())
+          .set(d.rejected().size());
+    }
+  }
+
+  /** Publishes how a target's inventory object writes go ({@code kollect_inventory_*}). */
+  void inventory(io.kollect.core.TargetId id, InventoryHealth health) {
+    String target = id.toString();
+    gauge("kollect_inventory_records", "Records in a target's KollectInventory objects",
+        "target", target).set(health.records());
+    gauge("kollect_inventory_pending_records",
+        "Records of a target changed but not yet written to its KollectInventory objects",
+        "target", target).set(health.pending());
+    gauge("kollect_inventory_consecutive_failures",
+        "Failed KollectInventory write attempts of a target since its last success",
+        "target", target).set(health.consecutiveFailures());
+    gauge("kollect_inventory_rejected_records",
+        "Records of a target left out of its KollectInventory objects because they cannot fit",
+        "target", target).set(health.rejected().size());
+  }
+
+  /** Drops the meters of a removed target. */
   void targetRemoved(io.kollect.core.TargetId id) {
     String target = id.toString();
+    targetResources.remove(target);
     for (var meter : registry.getMeters()) {
-      if (meter.getId().getName().startsWith("kollect_target_")
+      String name = meter.getId().getName();
+      if ((name.startsWith("kollect_target_") || name.startsWith("kollect_inventory_"))
           && target.equals(meter.getId().getTag("target"))) {
         registry.remove(meter);
       }
     }
-    gauges.keySet().removeIf(k -> k.startsWith("kollect_target_") && k.contains("target," + target + ","));
-    gauges.keySet().removeIf(k -> k.startsWith("kollect_target_") && k.endsWith("target," + target));
+    gauges.keySet().removeIf(k -> (k.startsWith("kollect_target_") || k.startsWith("kollect_inventory_"))
+        && (k.contains("target," + target + ",") || k.endsWith("target," + target)));
   }
 
   /** Records the leadership state of this instance (1 leader, 0 not). */

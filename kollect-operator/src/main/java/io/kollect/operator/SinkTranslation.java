@@ -13,6 +13,8 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
 
 /** A KollectSink to a configured {@link Sink} and its {@link SinkOptions}. */
 final class SinkTranslation {
@@ -23,7 +25,32 @@ final class SinkTranslation {
    * @param sink the sink
    * @param options batching and heartbeat
    */
-  record Built(Sink sink, SinkOptions options) {}
+  record Built(Sink sink, SinkOptions options, List<String> warnings) {
+    Built(Sink sink, SinkOptions options) {
+      this(sink, options, List.of());
+    }
+  }
+
+  /**
+   * The TLS settings of a sink, as the exporter's {@code TlsConfig} (issue 12 contract C3) takes
+   * them. The suppliers read the Secrets when called (at most {@link SecretValues#TTL} old), so a
+   * rotated CA or client certificate takes effect without a restart.
+   *
+   * @param caPem PEM CA certificates, or {@code null} for the JVM's trust store
+   * @param clientCertPem PEM client certificate chain, or {@code null}
+   * @param clientKeyPem PEM client private key, or {@code null}
+   * @param insecureSkipVerify no server certificate or host name verification
+   */
+  record SinkTls(Supplier<String> caPem, Supplier<String> clientCertPem,
+      Supplier<String> clientKeyPem, boolean insecureSkipVerify) {}
+
+  /** Default key of {@code spec.tls.caSecretRef}. */
+  static final String CA_KEY = "ca.crt";
+  static final String TLS_CRT = "tls.crt";
+  static final String TLS_KEY = "tls.key";
+  static final String INSECURE_WARNING = "spec.tls.insecureSkipVerify is true: the server's "
+      + "certificate and host name are not verified, so anyone on the network path can read and "
+      + "change the records; use caSecretRef instead";
 
   private final SecretValues secrets;
 
@@ -42,12 +69,18 @@ final class SinkTranslation {
       throw new IllegalArgumentException("spec.type: is missing (stdout, file or http)");
     }
     SinkOptions options = options(spec);
+    if (spec.tls() != null && spec.type() != KollectSinkSpec.Type.HTTP) {
+      throw new IllegalArgumentException("spec.tls: type " + spec.type().name().toLowerCase(
+          java.util.Locale.ROOT) + " does not speak TLS; remove the tls block");
+    }
     Sink sink = switch (spec.type()) {
       case STDOUT -> new StdoutSink(name);
       case FILE -> file(name, spec);
       case HTTP -> http(name, resource.getMetadata().getNamespace(), spec);
     };
-    return new Built(sink, options);
+    List<String> warnings = spec.tls() != null && Boolean.TRUE.equals(spec.tls().insecureSkipVerify())
+        ? List.of(INSECURE_WARNING) : List.of();
+    return new Built(sink, options, warnings);
   }
 
   static SinkOptions options(KollectSinkSpec spec) {
@@ -102,12 +135,7 @@ final class SinkTranslation {
     if (h == null || h.url() == null || h.url().isBlank()) {
       throw new IllegalArgumentException("spec.http.url: is required for type http");
     }
-    URI url;
-    try {
-      url = new URI(h.url());
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("spec.http.url: '" + h.url() + "' is not a URL");
-    }
+    URI url = url(h.url());
     HttpSinkConfig config;
     try {
       config = HttpSinkConfig.of(url).withGzip(Boolean.TRUE.equals(h.gzip()));
@@ -140,7 +168,96 @@ final class SinkTranslation {
       String msg = e.getMessage();
       throw new IllegalArgumentException(msg.startsWith("spec.") ? msg : "spec.http." + msg);
     }
+    if (spec.tls() != null) {
+      if (!"https".equalsIgnoreCase(url.getScheme())) {
+        throw new IllegalArgumentException("spec.tls: the URL " + h.url()
+            + " is not https://; TLS settings need an https URL");
+      }
+      config = withTls(config, tls(namespace, spec.tls()));
+    }
     return new HttpSink(name, config);
+  }
+
+  /**
+   * Parses a sink URL: http or https, a host, and a port in 1-65535 when one is given.
+   *
+   * @throws IllegalArgumentException naming {@code spec.http.url} and the problem
+   */
+  static URI url(String text) {
+    URI url;
+    try {
+      url = new URI(text);
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("spec.http.url: '" + text + "' is not a URL");
+    }
+    if (url.getScheme() == null || !(url.getScheme().equalsIgnoreCase("http")
+        || url.getScheme().equalsIgnoreCase("https"))) {
+      throw new IllegalArgumentException("spec.http.url: must be an http or https URL, got " + text);
+    }
+    if (url.getHost() == null) {
+      // java.net.URI parses an out-of-range port as part of a registry-based authority.
+      String authority = url.getRawAuthority() == null ? "" : url.getRawAuthority();
+      int colon = authority.lastIndexOf(':');
+      if (colon >= 0 && authority.substring(colon + 1).matches("-?[0-9]+")) {
+        throw new IllegalArgumentException("spec.http.url: port " + authority.substring(colon + 1)
+            + " is outside 1-65535");
+      }
+      throw new IllegalArgumentException("spec.http.url: '" + text + "' has no host");
+    }
+    if (url.getPort() != -1 && (url.getPort() < 1 || url.getPort() > 65535)) {
+      throw new IllegalArgumentException("spec.http.url: port " + url.getPort()
+          + " is outside 1-65535");
+    }
+    return url;
+  }
+
+  /**
+   * Resolves a {@code tls} block: the Secrets are read now, so a missing Secret or key is reported
+   * at once naming the field, the Secret and the key (never a value); the suppliers read them again
+   * on use, so rotation takes effect without a restart.
+   */
+  SinkTls tls(String namespace, KollectSinkSpec.Tls tls) {
+    Supplier<String> ca = null;
+    Supplier<String> cert = null;
+    Supplier<String> key = null;
+    if (tls.caSecretRef() != null) {
+      KollectSinkSpec.CaSecretRef ref = tls.caSecretRef();
+      require(ref.name(), "spec.tls.caSecretRef.name");
+      String caKey = ref.key() == null || ref.key().isBlank() ? CA_KEY : ref.key();
+      ca = () -> secrets.value(namespace, ref.name(), caKey);
+      check(ca, "spec.tls.caSecretRef");
+    }
+    if (tls.clientCertSecretRef() != null) {
+      KollectSinkSpec.ClientCertSecretRef ref = tls.clientCertSecretRef();
+      require(ref.name(), "spec.tls.clientCertSecretRef.name");
+      cert = () -> secrets.value(namespace, ref.name(), TLS_CRT);
+      key = () -> secrets.value(namespace, ref.name(), TLS_KEY);
+      check(cert, "spec.tls.clientCertSecretRef");
+      check(key, "spec.tls.clientCertSecretRef");
+    }
+    return new SinkTls(ca, cert, key, Boolean.TRUE.equals(tls.insecureSkipVerify()));
+  }
+
+  private static void check(Supplier<String> value, String field) {
+    try {
+      value.get();
+    } catch (IllegalStateException e) {
+      throw new IllegalArgumentException(field + ": " + e.getMessage());
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      throw new IllegalArgumentException(field + ": cannot read the Secret: HTTP " + e.getCode());
+    }
+  }
+
+  /**
+   * Applies TLS settings to an HTTP sink. SEAM (issue 12 contract C3): once kollect-export has
+   * {@code TlsConfig} and {@code HttpSinkConfig.withTls}, this is {@code config.withTls(new
+   * TlsConfig(tls.caPem(), tls.clientCertPem(), tls.clientKeyPem(), tls.insecureSkipVerify()))}.
+   * Until then a sink with a {@code tls} block is refused with a condition saying so, rather
+   * than sending with TLS settings silently ignored.
+   */
+  static HttpSinkConfig withTls(HttpSinkConfig config, SinkTls tls) {
+    throw new IllegalArgumentException("spec.tls: this build of the operator cannot apply TLS "
+        + "settings yet (needs kollect-export TlsConfig); remove the tls block");
   }
 
   private static void require(String value, String field) {

@@ -130,4 +130,113 @@ class CrTranslationTest {
     });
     assertThat(s.lastExportTime()).isEqualTo("2024-05-01T10:01:00Z");
   }
+
+  private static TargetStatus readyStatus() {
+    Instant since = Instant.parse("2024-05-01T10:00:00Z");
+    return new TargetStatus(new TargetId("team", "t"), 4,
+        List.of(new Condition("Ready", "True", "Reconciled", "2 objects", since),
+            new Condition("Degraded", "False", "Reconciled", "all parts work", since)),
+        Map.of("v1/ConfigMap", 2), List.of(), null);
+  }
+
+  @Test
+  void writesThatKeepFailingMakeTheTargetNotReadyAndStalledNamingTheError() {
+    Instant now = Instant.parse("2024-05-01T11:00:00Z");
+    InventoryHealth failing = new InventoryHealth(2, 2, 3, now.minusSeconds(5),
+        "inventory of team/t: cannot write KollectInventory objects: HTTP 500: boom", null, List.of());
+
+    KollectTargetStatus s = CrTranslation.status(readyStatus(), failing, now, null);
+
+    var byType = s.conditions().stream().collect(Collectors.toMap(c -> c.getType(), c -> c));
+    assertThat(byType.get("Ready").getStatus()).isEqualTo("False");
+    assertThat(byType.get("Ready").getReason()).isEqualTo("InventoryWriteFailing");
+    assertThat(byType.get("Ready").getMessage()).contains("3 time(s)").contains("HTTP 500: boom");
+    assertThat(byType.get("Stalled").getStatus()).isEqualTo("True");
+    assertThat(byType.get("Stalled").getObservedGeneration()).isEqualTo(4);
+    assertThat(byType).doesNotContainKey("Reconciling");
+    assertThat(s.inventory().consecutiveFailures()).isEqualTo(3);
+  }
+
+  @Test
+  void oneFailedWriteIsAHiccupThatLeavesTheTargetReady() {
+    Instant now = Instant.parse("2024-05-01T11:00:00Z");
+    InventoryHealth hiccup = new InventoryHealth(2, 2, 1, now.minusSeconds(1), "boom", null, List.of());
+    KollectTargetStatus s = CrTranslation.status(readyStatus(), hiccup, now, null);
+    assertThat(s.conditions()).filteredOn(c -> c.getType().equals("Ready"))
+        .singleElement().satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"));
+    assertThat(s.conditions()).extracting(c -> c.getType()).doesNotContain("Stalled", "Reconciling");
+  }
+
+  @Test
+  void aRejectedRecordIsAConditionNamingTheObjectAndItsSize() {
+    Instant now = Instant.parse("2024-05-01T11:00:00Z");
+    InventoryHealth rejected = new InventoryHealth(1, 0, 0, null, null, now,
+        List.of(new InventoryHealth.RejectedRecord("k", "ConfigMap team/big", 1_234_567, "too big")));
+
+    KollectTargetStatus s = CrTranslation.status(readyStatus(), rejected, now, null);
+
+    assertThat(s.conditions()).filteredOn(c -> c.getType().equals("RecordsRejected"))
+        .singleElement().satisfies(c -> {
+          assertThat(c.getStatus()).isEqualTo("True");
+          assertThat(c.getMessage()).contains("ConfigMap team/big (1234567 bytes)");
+        });
+    assertThat(s.inventory().rejected()).singleElement()
+        .satisfies(r -> assertThat(r.object()).isEqualTo("ConfigMap team/big"));
+    assertThat(s.objects()).isEqualTo(2);
+  }
+
+  @Test
+  void aTargetWaitingForItsCachesIsReconcilingAndAMissingProfileIsStalled() {
+    Instant since = Instant.parse("2024-05-01T10:00:00Z");
+    TargetStatus syncing = new TargetStatus(new TargetId("team", "t"), 1,
+        List.of(new Condition("Ready", "False", "NotSynced", "waiting", since)), Map.of(), List.of(), null);
+    TargetStatus missing = new TargetStatus(new TargetId("team", "t"), 1,
+        List.of(new Condition("Ready", "False", "ProfileNotFound", "profile p not found", since)),
+        Map.of(), List.of(), null);
+    assertThat(CrTranslation.status(syncing).conditions()).extracting(c -> c.getType())
+        .contains("Reconciling").doesNotContain("Stalled");
+    assertThat(CrTranslation.status(missing).conditions()).extracting(c -> c.getType())
+        .contains("Stalled").doesNotContain("Reconciling");
+  }
+
+  @Test
+  void anUnchangedConditionKeepsItsTransitionTime() {
+    Instant now = Instant.parse("2024-05-01T11:00:00Z");
+    InventoryHealth failing = new InventoryHealth(2, 2, 3, now.minusSeconds(5), "boom", null, List.of());
+    KollectTargetStatus first = CrTranslation.status(readyStatus(), failing, now, null);
+    KollectTargetStatus later = CrTranslation.status(readyStatus(), failing, now.plusSeconds(30), first);
+    assertThat(later.conditions()).isEqualTo(first.conditions());
+  }
+
+  @Test
+  void aSinkWhoseDeliveriesKeepFailingMakesTheTargetNotReadyAndEverySinkIsListed() {
+    Instant now = Instant.parse("2024-05-01T11:00:00Z");
+    SinkDelivery failing = new SinkDelivery("team/hook", now.minusSeconds(120), 7, 4,
+        now.minusSeconds(90), "POST https://hook.example/ingest: HTTP 503", List.of());
+    SinkDelivery fine = new SinkDelivery("team/file", now.minusSeconds(1), 0, 0, null, null,
+        List.of(new SinkDelivery.Rejected("v1/ConfigMap/team/big", "larger than the sink's limit")));
+
+    KollectTargetStatus s = CrTranslation.status(readyStatus(), null, List.of(failing, fine), now, null);
+
+    var byType = s.conditions().stream().collect(Collectors.toMap(c -> c.getType(), c -> c));
+    assertThat(byType.get("Ready").getStatus()).isEqualTo("False");
+    assertThat(byType.get("Ready").getReason()).isEqualTo("SinkDeliveryFailing");
+    assertThat(byType.get("Ready").getMessage()).contains("sink team/hook").contains("7 record(s) pending")
+        .contains("HTTP 503").doesNotContain("team/file");
+    assertThat(byType.get("RecordsRejected").getMessage())
+        .contains("v1/ConfigMap/team/big (sink team/file): larger than the sink's limit");
+    assertThat(s.sinks()).extracting(KollectTargetStatus.SinkStatus::name).containsExactly("hook", "file");
+    assertThat(s.sinks().get(0).lastAcknowledgedTime()).isEqualTo("2024-05-01T10:58:00Z");
+    assertThat(s.sinks().get(0).pending()).isEqualTo(7);
+  }
+
+  @Test
+  void oneFailedDeliveryIsAHiccup() {
+    Instant now = Instant.parse("2024-05-01T11:00:00Z");
+    SinkDelivery hiccup = new SinkDelivery("team/hook", now.minusSeconds(5), 3, 1, now.minusSeconds(2),
+        "timeout", List.of());
+    KollectTargetStatus s = CrTranslation.status(readyStatus(), null, List.of(hiccup), now, null);
+    assertThat(s.conditions()).filteredOn(c -> c.getType().equals("Ready"))
+        .singleElement().satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"));
+  }
 }

@@ -141,14 +141,17 @@ class DeployManifestsIT {
   void theDeploymentRunsHardenedWithProbesAndResources() throws IOException {
     Deployment d = null;
     ClusterRole role = null;
+    List<ClusterRole> aggregated = new ArrayList<>();
     List<CustomResourceDefinition> crds = new ArrayList<>();
     for (Path file : kustomizedFiles(deployDir())) {
       try (InputStream in = Files.newInputStream(file)) {
         for (HasMetadata o : cluster.client().load(in).items()) {
           if (o instanceof Deployment dep) {
             d = dep;
-          } else if (o instanceof ClusterRole cr) {
+          } else if (o instanceof ClusterRole cr && cr.getMetadata().getName().equals("kollect")) {
             role = cr;
+          } else if (o instanceof ClusterRole cr) {
+            aggregated.add(cr);
           } else if (o instanceof CustomResourceDefinition crd) {
             crds.add(crd);
           }
@@ -180,5 +183,18 @@ class DeployManifestsIT {
     });
     assertThat(role.getRules()).filteredOn(r -> r.getApiGroups().contains("apps"))
         .allSatisfy(r -> assertThat(r.getVerbs()).containsExactly("get", "list", "watch"));
+    // The tenant boundary: the operator asks what each target's ServiceAccount may read.
+    assertThat(role.getRules()).anySatisfy(r -> {
+      assertThat(r.getResources()).contains("subjectaccessreviews");
+      assertThat(r.getVerbs()).containsExactly("create");
+    });
+    // Namespace users get the Kollect kinds through the built-in edit/admin and view roles.
+    assertThat(aggregated).extracting(r -> r.getMetadata().getLabels())
+        .anySatisfy(l -> assertThat(l).containsEntry("rbac.authorization.k8s.io/aggregate-to-edit", "true"))
+        .anySatisfy(l -> assertThat(l).containsEntry("rbac.authorization.k8s.io/aggregate-to-view", "true"));
+    assertThat(aggregated).flatExtracting(ClusterRole::getRules).allSatisfy(r -> {
+      assertThat(r.getApiGroups()).containsExactly("kollect.io");
+      assertThat(r.getResources()).doesNotContain("*");
+    });
   }
 }

@@ -21,21 +21,29 @@ import org.junit.jupiter.api.Test;
 class InventoryObjectSinkTest {
 
   private static ObjectNode record(String name, int padding) {
-    Record r = new Record(Op.UPSERT, "c", "ns/t", "p", new GroupVersionKind("apps", "v1", "Deployment"),
+    return Records.toTree(rec(name, padding));
+  }
+
+  static Record rec(String name, int padding) {
+    return new Record(Op.UPSERT, "c", "ns/t", "p", new GroupVersionKind("apps", "v1", "Deployment"),
         "ns", name, "uid", "1", Instant.EPOCH, "hash",
         Map.of("pad", Records.mapper().getNodeFactory().textNode("x".repeat(padding))), Map.of(), Map.of());
-    return Records.toTree(r);
+  }
+
+  private static List<KollectInventorySpec> split(TreeMap<String, ObjectNode> state, int limit) {
+    return TargetInventory.split("t", state.entrySet().stream()
+        .map(e -> new TargetInventory.Sized(e.getKey(), e.getValue(), TargetInventory.size(e.getValue())))
+        .toList(), limit);
   }
 
   @Test
   void recordsAreCutIntoOrderedPartsUnderTheSizeLimit() {
-    InventoryObjectSink sink = new InventoryObjectSink(null, id -> Optional.empty(), 10_000);
     TreeMap<String, ObjectNode> state = new TreeMap<>();
     for (int i = 0; i < 50; i++) {
       ObjectNode r = record(String.format("d%03d", i), 900);
       state.put(Records.fromJson(r.toString()).key(), r);
     }
-    List<KollectInventorySpec> parts = sink.split(new TargetId("ns", "t"), state);
+    List<KollectInventorySpec> parts = split(state, 10_000);
     assertThat(parts.size()).isGreaterThan(4);
     int total = 0;
     String previous = "";
@@ -59,8 +67,7 @@ class InventoryObjectSinkTest {
 
   @Test
   void anEmptyInventoryIsOnePartWithNoRecords() {
-    InventoryObjectSink sink = new InventoryObjectSink(null, id -> Optional.empty(), 10_000);
-    List<KollectInventorySpec> parts = sink.split(new TargetId("ns", "t"), new TreeMap<>());
+    List<KollectInventorySpec> parts = split(new TreeMap<>(), 10_000);
     assertThat(parts).singleElement().satisfies(p -> {
       assertThat(p.recordCount()).isZero();
       assertThat(p.parts()).isEqualTo(1);
@@ -69,13 +76,31 @@ class InventoryObjectSinkTest {
 
   @Test
   void aRecordLargerThanAPartGetsAPartOfItsOwn() {
-    InventoryObjectSink sink = new InventoryObjectSink(null, id -> Optional.empty(), 1_000);
     TreeMap<String, ObjectNode> state = new TreeMap<>();
     state.put("a", record("a", 10));
     state.put("b", record("b", 5_000));
     state.put("c", record("c", 10));
-    List<KollectInventorySpec> parts = sink.split(new TargetId("ns", "t"), state);
+    List<KollectInventorySpec> parts = split(state, 1_000);
     assertThat(parts).extracting(KollectInventorySpec::recordCount).containsExactly(1, 1, 1);
+  }
+
+  @Test
+  void onlySizeRefusalsCountAsTooLarge() {
+    assertThat(InventoryObjectSink.tooLarge(new io.fabric8.kubernetes.client.KubernetesClientException(
+        "Request entity too large: limit is 3145728", 413, null))).isTrue();
+    assertThat(InventoryObjectSink.tooLarge(new io.fabric8.kubernetes.client.KubernetesClientException(
+        "etcdserver: request is too large", 500, null))).isTrue();
+    assertThat(InventoryObjectSink.tooLarge(new io.fabric8.kubernetes.client.KubernetesClientException(
+        "etcdserver: leader changed", 500, null))).isFalse();
+    assertThat(InventoryObjectSink.tooLarge(new io.fabric8.kubernetes.client.KubernetesClientException(
+        "forbidden", 403, null))).isFalse();
+  }
+
+  @Test
+  void retriesBackOffExponentiallyUpToAMinute() {
+    assertThat(InventoryObjectSink.backoff(1)).isEqualTo(java.time.Duration.ofSeconds(1));
+    assertThat(InventoryObjectSink.backoff(3)).isEqualTo(java.time.Duration.ofSeconds(4));
+    assertThat(InventoryObjectSink.backoff(30)).isEqualTo(java.time.Duration.ofSeconds(60));
   }
 
   @Test

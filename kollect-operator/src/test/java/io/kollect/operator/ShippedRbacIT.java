@@ -88,6 +88,10 @@ class ShippedRbacIT {
     try (Stream<Path> s = Files.list(Path.of("target/classes/kollect/samples"))) {
       samples = s.filter(Files::isDirectory).sorted().toList();
     }
+    // The catalog's tenant RBAC: what the sample targets' ServiceAccount may read.
+    for (Path shared : yaml(Path.of("target/classes/kollect/samples"))) {
+      applyFile(admin, shared);
+    }
     for (Path sample : samples) {
       for (Path crd : yaml(sample.resolve("crds"))) {
         applyFile(admin, crd);

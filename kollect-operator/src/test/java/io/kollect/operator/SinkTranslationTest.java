@@ -75,4 +75,34 @@ class SinkTranslationTest {
     assertThatThrownBy(() -> translation.build("ns/s", sink("type: file\nfile: {path: /x, maxFiles: -1}")))
         .hasMessageStartingWith("spec.file.maxFiles");
   }
+
+  @Test
+  void aPortOutsideTheValidRangeIsRefusedNamingTheField() {
+    assertThatThrownBy(() -> translation.build("ns/s", sink("type: http\nhttp: {url: 'http://127.0.0.1:70000/x'}")))
+        .hasMessage("spec.http.url: port 70000 is outside 1-65535");
+    assertThatThrownBy(() -> translation.build("ns/s", sink("type: http\nhttp: {url: 'http://127.0.0.1:0/x'}")))
+        .hasMessage("spec.http.url: port 0 is outside 1-65535");
+    assertThat(translation.build("ns/s", sink("type: http\nhttp: {url: 'http://127.0.0.1:65535/x'}")).sink())
+        .isInstanceOf(HttpSink.class);
+  }
+
+  @Test
+  void theCrdPatternRefusesTheSamePortsAndCredentialsInTheUrl() {
+    java.util.regex.Pattern url = java.util.regex.Pattern.compile(io.kollect.operator.crd.KollectSinkSpec.URL);
+    assertThat(url.matcher("https://collector.example.com/v1").matches()).isTrue();
+    assertThat(url.matcher("http://127.0.0.1:8080/ingest").matches()).isTrue();
+    assertThat(url.matcher("http://[::1]:65535").matches()).isTrue();
+    assertThat(url.matcher("http://127.0.0.1:65536/").matches()).isFalse();
+    assertThat(url.matcher("http://127.0.0.1:0/").matches()).isFalse();
+    assertThat(url.matcher("http://127.0.0.1:99999").matches()).isFalse();
+    assertThat(url.matcher("https://user:pass@example.com/").matches()).isFalse();
+  }
+
+  @Test
+  void aTlsBlockOnlyFitsASinkTypeThatSpeaksTlsWithAnHttpsUrl() {
+    assertThatThrownBy(() -> translation.build("ns/s", sink("type: file\nfile: {path: /x}\ntls: {insecureSkipVerify: true}")))
+        .hasMessage("spec.tls: type file does not speak TLS; remove the tls block");
+    assertThatThrownBy(() -> translation.build("ns/s", sink("type: http\nhttp: {url: 'http://x'}\ntls: {insecureSkipVerify: true}")))
+        .hasMessageStartingWith("spec.tls: the URL http://x is not https://");
+  }
 }

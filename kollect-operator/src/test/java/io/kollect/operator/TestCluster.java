@@ -51,6 +51,11 @@ public final class TestCluster implements AutoCloseable {
     return server.clientForToken(token);
   }
 
+  /** A kubeconfig authenticating as a token user of the server. */
+  public String kubeconfigForToken(String user, String token) {
+    return server.kubeconfigForToken(user, token);
+  }
+
   public String kubeconfigYaml() {
     return server.adminKubeconfigYaml();
   }

@@ -93,8 +93,8 @@ final class ClusterSetup {
   }
 
   /**
-   * Applies every sample under {@code kollect/samples/} on the classpath: fixture CRDs first, then
-   * profile, target and inputs.
+   * Applies every sample under {@code kollect/samples/} on the classpath: the catalog-wide files
+   * (the samples' tenant RBAC) first, then per sample fixture CRDs, profile, target and inputs.
    *
    * @param onSample told each sample's name before it is applied
    * @return the sample names applied
@@ -124,6 +124,11 @@ final class ClusterSetup {
     try (Stream<Path> dirs = Files.list(root)) {
       samples = dirs.filter(Files::isDirectory).filter(d -> Files.exists(d.resolve("profile.yaml")))
           .sorted().toList();
+    }
+    // Catalog-wide objects first: the Role and RoleBinding the sample targets' ServiceAccount
+    // needs to read the sample kinds (the tenant model, docs/operations.md).
+    for (Path shared : yamlFiles(root)) {
+      applyFile(shared);
     }
     List<String> names = new ArrayList<>();
     for (Path sample : samples) {

@@ -65,9 +65,14 @@ final class ExtractCommand implements Callable<Integer> {
   @Option(names = "--target", defaultValue = "offline", description = "Target id written into records (default: ${DEFAULT-VALUE}).")
   String target;
 
+  @Option(names = "--digest-key-file", paramLabel = "FILE",
+      description = "Key of the HMAC-SHA256 digests of Secret values (without it: key names and "
+          + "lengths only). Use the key the operator uses, so digests match.")
+  Path digestKeyFile;
+
   @Override
   public Integer call() {
-    CompiledProfile compiled = compile(profile);
+    CompiledProfile compiled = compile(profile, digestKey(digestKeyFile));
     List<JsonNode> objects = readInput();
     RecordContext ctx = new RecordContext(cluster, target, Instant.now().truncatedTo(ChronoUnit.SECONDS));
     List<Record> records;
@@ -113,6 +118,31 @@ final class ExtractCommand implements Callable<Integer> {
     } catch (ManifestException e) {
       throw new BadInputException(e.getMessage(), e);
     }
+  }
+
+  /**
+   * The key of {@code --digest-key-file}, read and checked now so that a missing file is exit 2
+   * with one line; shared with {@code kollect test}.
+   */
+  static java.util.Optional<byte[]> digestKey(Path file) {
+    if (file == null) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.of(io.kollect.operator.DigestKeySource.readFile(file));
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Compiles a profile with the digest key. SEAM (issue 12 contract C2): once {@code
+   * ExtractOptions} exists in kollect-extract, this becomes {@code
+   * ProfileCompiler.compile(name, spec, digestKey.map(ExtractOptions::new)
+   * .orElse(ExtractOptions.none()))}; until then the key is validated but not used.
+   */
+  static CompiledProfile compile(Path profile, java.util.Optional<byte[]> digestKey) {
+    return compile(profile);
   }
 
   /** Shared with {@code kollect test}: a profile problem is bad input, reported on one line. */

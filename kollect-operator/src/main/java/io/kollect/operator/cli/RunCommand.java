@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kollect.operator.BindAddress;
+import io.kollect.operator.DigestKeySource;
 import io.kollect.operator.InventoryAuth;
 import io.kollect.operator.KollectOperator;
 import io.kollect.operator.KubeClients;
@@ -145,6 +146,37 @@ final class RunCommand implements Callable<Integer> {
       description = "bearer (default: /inventory needs --inventory-token-file, else it is off) or none (no authentication).")
   String inventoryAuth;
 
+  @Option(names = "--status-write-interval", paramLabel = "DURATION", defaultValue = "10s",
+      converter = Converters.GoDuration.class,
+      description = "Write a target's status at most once per this interval; changes in between "
+          + "are coalesced (default: ${DEFAULT-VALUE}).")
+  Duration statusWriteInterval;
+
+  @Option(names = "--watch-liveness", paramLabel = "DURATION", defaultValue = "60s",
+      converter = Converters.GoDuration.class,
+      description = "A watch or request silent for longer is replaced; bounds how long a dead "
+          + "connection goes unnoticed (default: ${DEFAULT-VALUE}).")
+  Duration watchLiveness;
+
+  @Option(names = "--default-service-account", paramLabel = "NAME", defaultValue = "default",
+      description = "ServiceAccount (in the target's namespace) a KollectTarget reads as when it "
+          + "sets no spec.serviceAccountName (default: ${DEFAULT-VALUE}).")
+  String defaultServiceAccount;
+
+  @Option(names = "--cluster-wide-namespaces", paramLabel = "NS", split = ",",
+      description = "Targets in these namespaces are trusted: not checked against their "
+          + "ServiceAccount (default: the operator's own namespace).")
+  List<String> clusterWideNamespaces = List.of();
+
+  @Option(names = "--digest-key-secret", paramLabel = "NAME",
+      description = "Secret in the operator's namespace whose key 'key' keys the HMAC-SHA256 "
+          + "digests of Secret values (default: no digests, key names and lengths only).")
+  String digestKeySecret;
+
+  @Option(names = "--digest-key-file", paramLabel = "FILE",
+      description = "File holding the digest key, instead of --digest-key-secret.")
+  Path digestKeyFile;
+
   @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.GoDuration.class,
       description = "Stop after this long (default: run until interrupted).")
   Duration duration;
@@ -157,6 +189,7 @@ final class RunCommand implements Callable<Integer> {
     }
     LogSetup.configure(level, logFormat == null ? LogSetup.defaultFormat() : logFormat, parent.err());
     InventoryAuth auth = inventoryAuth();
+    DigestKeySource digestKey = digestKeySource();
     if (checkpointDir != null && Files.exists(checkpointDir) && !Files.isDirectory(checkpointDir)) {
       throw new BadInputException("--checkpoint-dir: " + checkpointDir + " is not a directory");
     }
@@ -180,7 +213,9 @@ final class RunCommand implements Callable<Integer> {
         config = new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress,
             probeAddress, election, Set.copyOf(namespaces), Set.copyOf(excludeNamespaces), auth,
             Optional.ofNullable(checkpointDir), ns,
-            stdout ? Optional.of(parent.out()) : Optional.empty());
+            stdout ? Optional.of(parent.out()) : Optional.empty(),
+            statusWriteInterval, watchLiveness, defaultServiceAccount,
+            Set.copyOf(clusterWideNamespaces), digestKey);
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       }
@@ -191,8 +226,15 @@ final class RunCommand implements Callable<Integer> {
   /** Runs an operator until interrupted, a shutdown signal, or {@code duration}. */
   static int runUntilStopped(KubernetesClient client, OperatorConfig config, Duration duration,
       PrintStream errStream) throws IOException {
+    KollectOperator operator;
+    try {
+      operator = new KollectOperator(client, config);
+    } catch (IllegalStateException | IllegalArgumentException e) {
+      // E.g. the digest key Secret is missing: one line naming it, exit 1.
+      errStream.println("kollect: " + e.getMessage());
+      return 1;
+    }
     StopSignal stop = new StopSignal("kollect-shutdown");
-    KollectOperator operator = new KollectOperator(client, config);
     try {
       operator.start();
       log.info("kollect running (cluster {}, leader election {})", config.clusterName(),
@@ -218,6 +260,21 @@ final class RunCommand implements Callable<Integer> {
       stop.close();
     }
     return 0;
+  }
+
+  private DigestKeySource digestKeySource() {
+    try {
+      if (digestKeySecret != null && digestKeyFile != null) {
+        throw new IllegalArgumentException(
+            "--digest-key-secret, --digest-key-file: give at most one of them");
+      }
+      if (digestKeySecret != null) {
+        return DigestKeySource.secret(digestKeySecret);
+      }
+      return digestKeyFile == null ? DigestKeySource.none() : DigestKeySource.file(digestKeyFile);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage(), e);
+    }
   }
 
   private InventoryAuth inventoryAuth() {

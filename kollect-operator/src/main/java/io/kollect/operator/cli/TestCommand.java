@@ -50,9 +50,13 @@ final class TestCommand implements Callable<Integer> {
       description = "Record key not to compare, repeatable: uid, resourceVersion, cluster, contentHash, fields.<name>, ...")
   List<String> ignoreFields = new ArrayList<>();
 
+  @Option(names = "--digest-key-file", paramLabel = "FILE",
+      description = "Key of the HMAC-SHA256 digests of Secret values (without it: key names and lengths only).")
+  Path digestKeyFile;
+
   @Override
   public Integer call() {
-    GoldenSuite suite = GoldenSuite.of(ExtractCommand.compile(profile)).ignoreFields(ignoreFields.toArray(String[]::new));
+    GoldenSuite suite = GoldenSuite.of(ExtractCommand.compile(profile, ExtractCommand.digestKey(digestKeyFile))).ignoreFields(ignoreFields.toArray(String[]::new));
     PrintWriter out = spec.commandLine().getOut();
     GoldenReport report;
     try {

@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Version(KollectProfile.VERSION)
 @ShortNames("kprofile")
 @AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status")
+@AdditionalPrinterColumn(name = "Resources", jsonPath = ".status.resources", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Status", jsonPath = ".status.conditions[?(@.type==\"Ready\")].message", priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class KollectProfile extends CustomResource<KollectProfileSpec, KollectProfileStatus> {
   /** The API group of every Kollect resource. */

@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @ShortNames("ksink")
 @AdditionalPrinterColumn(name = "Type", jsonPath = ".spec.type")
 @AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status")
+@AdditionalPrinterColumn(name = "Targets", jsonPath = ".status.targets", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Status", jsonPath = ".status.conditions[?(@.type==\"Ready\")].message", priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class KollectSink extends CustomResource<KollectSinkSpec, KollectSinkStatus>
     implements Namespaced {}

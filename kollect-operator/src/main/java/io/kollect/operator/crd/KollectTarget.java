@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @ShortNames("ktarget")
 @AdditionalPrinterColumn(name = "Profile", jsonPath = ".spec.profileRef")
 @AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status")
+@AdditionalPrinterColumn(name = "Objects", jsonPath = ".status.objects", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Status", jsonPath = ".status.conditions[?(@.type==\"Ready\")].message", priority = 1)
 @AdditionalPrinterColumn(name = "Last Export", jsonPath = ".status.lastExportTime", type = AdditionalPrinterColumn.Type.DATE)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class KollectTarget extends CustomResource<KollectTargetSpec, KollectTargetStatus>

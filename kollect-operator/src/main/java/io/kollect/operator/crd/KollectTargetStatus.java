@@ -1,6 +1,7 @@
 package io.kollect.operator.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 import java.util.Map;
@@ -9,10 +10,14 @@ import java.util.Map;
  * {@code KollectTarget.status}, written by the leader.
  *
  * @param observedGeneration the spec generation this status describes
- * @param conditions {@code Ready} and {@code Degraded}
+ * @param conditions {@code Ready}, {@code Degraded}, and as kstatus has them {@code Reconciling}
+ *     and {@code Stalled} (only while True), plus {@code RecordsRejected}
  * @param objectCounts exported objects per resource type ({@code apiVersion/Kind})
  * @param skipped parts of the scope that cannot be read
  * @param lastExportTime when records were last handed to the sinks (RFC 3339)
+ * @param objects exported objects in total (the printer column)
+ * @param inventory how writing the KollectInventory objects goes, when the target writes them
+ * @param sinks per sink: the last acknowledged delivery, pending records and failures
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record KollectTargetStatus(
@@ -20,4 +25,75 @@ public record KollectTargetStatus(
     List<Condition> conditions,
     Map<String, Integer> objectCounts,
     List<SkippedEntry> skipped,
-    String lastExportTime) {}
+    String lastExportTime,
+    @JsonPropertyDescription("Exported objects in total.") Integer objects,
+    @JsonPropertyDescription("How writing the KollectInventory objects goes.")
+        InventoryStatus inventory,
+    @JsonPropertyDescription("Per sink: the last acknowledged delivery, pending records, failures.")
+        List<SinkStatus> sinks) {
+
+  /** The status before issue 12 (no totals, no inventory block, no per-sink deliveries). */
+  public KollectTargetStatus(Long observedGeneration, List<Condition> conditions,
+      Map<String, Integer> objectCounts, List<SkippedEntry> skipped, String lastExportTime) {
+    this(observedGeneration, conditions, objectCounts, skipped, lastExportTime, null, null, null);
+  }
+
+  /**
+   * {@code status.sinks[]}: how deliveries of this target to one sink go. {@code lastExportTime}
+   * says when records were handed to the exporter; {@code lastAcknowledgedTime} when the sink took
+   * them, so a sink that is behind shows.
+   *
+   * @param name the KollectSink's name ({@code stdout} for {@code --stdout})
+   * @param lastAcknowledgedTime when the sink last acknowledged a delivery (RFC 3339)
+   * @param pending records waiting for the sink
+   * @param consecutiveFailures failed attempts since the last success
+   * @param failingSince first failed attempt since the last success (RFC 3339)
+   * @param lastError the last failure
+   * @param rejected records the sink can never take (e.g. too large), with the reason
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record SinkStatus(
+      String name,
+      String lastAcknowledgedTime,
+      Integer pending,
+      Integer consecutiveFailures,
+      String failingSince,
+      String lastError,
+      List<SinkRejection> rejected) {}
+
+  /**
+   * A record a sink rejected for good.
+   *
+   * @param key the record key
+   * @param reason why
+   */
+  public record SinkRejection(String key, String reason) {}
+
+  /**
+   * {@code status.inventory}.
+   *
+   * @param records records in the inventory objects
+   * @param pending records changed since the last successful write
+   * @param consecutiveFailures failed write attempts since the last success
+   * @param lastWriteTime when the objects last matched the records (RFC 3339)
+   * @param lastError the last failed attempt's error
+   * @param rejected records left out because they cannot fit in an object
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record InventoryStatus(
+      Integer records,
+      Integer pending,
+      Integer consecutiveFailures,
+      String lastWriteTime,
+      String lastError,
+      List<RejectedRecord> rejected) {}
+
+  /**
+   * A record left out of the inventory.
+   *
+   * @param object {@code Kind namespace/name}
+   * @param bytes size of its record JSON
+   * @param reason why it does not fit
+   */
+  public record RejectedRecord(String object, Long bytes, String reason) {}
+}

@@ -1,0 +1,56 @@
+package io.kollect.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kollect.core.Condition;
+import io.kollect.core.TargetId;
+import io.kollect.core.TargetStatus;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class OperatorMetricsTest {
+
+  private static TargetStatus status(Map<String, Integer> counts) {
+    return new TargetStatus(new TargetId("ns", "t"), 1,
+        List.of(new Condition("Ready", "True", "Reconciled", "ok", Instant.EPOCH)), counts, List.of(), null);
+  }
+
+  @Test
+  void aResourceTypeWhoseObjectsAreAllGoneDropsToZero() {
+    OperatorMetrics metrics = new OperatorMetrics();
+    metrics.target(status(Map.of("v1/ConfigMap", 3, "apps/v1/Deployment", 2)));
+    metrics.target(status(Map.of("apps/v1/Deployment", 1)));
+
+    String scrape = metrics.scrape();
+    assertThat(scrape).contains("kollect_target_objects{resource=\"v1/ConfigMap\",target=\"ns/t\"} 0.0");
+    assertThat(scrape).contains("kollect_target_objects{resource=\"apps/v1/Deployment\",target=\"ns/t\"} 1.0");
+  }
+
+  @Test
+  void inventoryPendingFailuresAndRejectionsArePublishedPerTarget() {
+    OperatorMetrics metrics = new OperatorMetrics();
+    metrics.inventory(new TargetId("ns", "t"), new InventoryHealth(5, 2, 3, Instant.EPOCH, "x", null,
+        List.of(new InventoryHealth.RejectedRecord("k", "ConfigMap ns/big", 2_000_000, "too big"))));
+    String scrape = metrics.scrape();
+    assertThat(scrape).contains("kollect_inventory_pending_records{target=\"ns/t\"} 2.0");
+    assertThat(scrape).contains("kollect_inventory_consecutive_failures{target=\"ns/t\"} 3.0");
+    assertThat(scrape).contains("kollect_inventory_rejected_records{target=\"ns/t\"} 1.0");
+
+    metrics.targetRemoved(new TargetId("ns", "t"));
+    assertThat(metrics.scrape()).doesNotContain("target=\"ns/t\"");
+  }
+
+  @Test
+  void perTargetSinkDeliveriesAndWatchRestartsByReasonArePublished() {
+    OperatorMetrics metrics = new OperatorMetrics();
+    metrics.deliveries(new TargetId("ns", "t"), List.of(new SinkDelivery("ns/hook", null, 4, 2,
+        Instant.EPOCH, "HTTP 503", List.of())));
+    metrics.watchRestarted(new io.kollect.informers.ResourceType("", "v1", "ConfigMap"), "silent");
+    String scrape = metrics.scrape();
+    assertThat(scrape).contains("kollect_target_sink_pending_records{sink=\"ns/hook\",target=\"ns/t\"} 4.0");
+    assertThat(scrape).contains("kollect_target_sink_consecutive_failures{sink=\"ns/hook\",target=\"ns/t\"} 2.0");
+    assertThat(scrape).containsPattern("kollect_watch_restarts_total\\{reason=\"silent\",resource=\"[^\"]*ConfigMap\"\\} 1.0");
+  }
+}
