@@ -21,6 +21,7 @@ import io.kollect.informers.InformerOptions;
 import io.kollect.informers.InformerRegistry;
 import io.kollect.informers.LeaseListener;
 import io.kollect.informers.LeaseRequest;
+import io.kollect.informers.StalledWatch;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -448,6 +449,15 @@ public final class KollectEngine implements AutoCloseable {
       }
     }
     return registry.allSynced();
+  }
+
+  /**
+   * Watches that have been silent past the informers' liveness window (a half-open connection,
+   * a partitioned API server): each names its type, namespace and since when. Empty when every
+   * watch is healthy.
+   */
+  public List<StalledWatch> stalledWatches() {
+    return registry.stalledWatches();
   }
 
   /** The status the target's last reconcile computed. */

@@ -58,8 +58,7 @@ final class CrTranslation {
 
   /**
    * The ServiceAccount a target reads as: {@code spec.serviceAccountName}, else the operator's
-   * default. SEAM (issue 12 contract C5): once core's {@code TargetSpec} has {@code
-   * serviceAccount}, {@link #target(KollectTarget, List, String)} passes this to it.
+   * default ({@code --default-service-account}).
    */
   static String serviceAccount(KollectTarget target, String defaultServiceAccount) {
     String sa = target.getSpec() == null ? null : target.getSpec().serviceAccountName();
@@ -89,7 +88,7 @@ final class CrTranslation {
     }
     sinks.addAll(extraSinks);
     return new TargetSpec(id, generation, spec.profileRef(), scope, sinks,
-        Boolean.TRUE.equals(spec.writeInventory()));
+        Boolean.TRUE.equals(spec.writeInventory()), serviceAccount(target, defaultServiceAccount));
   }
 
   /** The status subresource of a target from the engine's view alone. */
@@ -101,7 +100,7 @@ final class CrTranslation {
   /** Ready reasons of problems a retry does not fix: the target is Stalled (kstatus). */
   static final java.util.Set<String> STALLED_REASONS = java.util.Set.of(
       "ProfileNotFound", "InvalidProfile", "InvalidTarget", REASON_INVENTORY_FAILING,
-      "SinkDeliveryFailing");
+      "SinkDeliveryFailing", "DeliveryFailing");
   static final String REASON_SINK_FAILING = "SinkDeliveryFailing";
   static final String RECORDS_REJECTED = "RecordsRejected";
   /** Rejected records named in the condition message; the rest are counted. */

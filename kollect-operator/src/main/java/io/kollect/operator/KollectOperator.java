@@ -14,9 +14,12 @@ import io.kollect.export.CheckpointStore;
 import io.kollect.export.FileCheckpointStore;
 import io.kollect.export.SinkOptions;
 import io.kollect.export.StdoutSink;
+import io.kollect.extract.ExtractOptions;
 import io.kollect.extract.ProfileSpec;
 import io.kollect.extract.ProfileValidationException;
 import io.kollect.extract.Records;
+import io.kollect.informers.InformerMetrics;
+import io.kollect.informers.InformerOptions;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectProfileStatus;
@@ -107,28 +110,24 @@ public final class KollectOperator implements AutoCloseable {
   private volatile KindWatch<KollectTarget> targetInformer;
 
   /**
-   * The settings of issue 12 that the engine takes through contracts being built in parallel.
-   * SEAMS, wired by the lead after merging:
-   *
-   * <ul>
-   *   <li>C4 (informers): {@code .informerOptions(InformerOptions.defaults().withCluster(...)
-   *       .withResyncPeriod(config.resyncPeriod()).withMetrics(metrics)
-   *       .withWatchLiveness(config.watchLiveness()))} — {@code --watch-liveness};
-   *   <li>C5 (core): {@code .accessReviewer(new SubjectAccessReviewer(client))
-   *       .defaultServiceAccount(config.defaultServiceAccount())
-   *       .trustedNamespaces(config.trustedNamespaces())} — {@code --default-service-account},
-   *       {@code --cluster-wide-namespaces};
-   *   <li>C2 (extract): the engine compiles profiles with {@code new ExtractOptions(key)} for
-   *       {@link #digestKey()} — {@code --digest-key-secret}/{@code --digest-key-file}.
-   * </ul>
-   *
-   * <p>Until then the flags are parsed and validated, and the builder is returned unchanged.
+   * What the operator's flags set on the engine beyond the basics: the watch liveness window
+   * ({@code --watch-liveness}) with the informer metrics, the tenant boundary ({@code
+   * --default-service-account}, {@code --cluster-wide-namespaces}; always on in the operator, as
+   * its targets are namespaced objects teams may create) and the Secret digest key ({@code
+   * --digest-key-secret}/{@code --digest-key-file}).
    */
-  static KollectEngine.Builder issue12Settings(KollectEngine.Builder builder, OperatorConfig config) {
+  static KollectEngine.Builder engineSettings(KollectEngine.Builder builder, OperatorConfig config,
+      InformerMetrics metrics, Optional<byte[]> digestKey) {
+    builder.informerOptions(InformerOptions.defaults().withCluster(config.clusterName())
+            .withResyncPeriod(config.resyncPeriod()).withMetrics(metrics)
+            .withWatchLiveness(config.watchLiveness()))
+        .defaultServiceAccount(config.defaultServiceAccount())
+        .trustedNamespaces(config.trustedNamespaces());
+    digestKey.ifPresent(key -> builder.extractOptions(new ExtractOptions(key)));
     return builder;
   }
 
-  /** The digest key resolved at construction (contract C2 seam, see {@link #issue12Settings}). */
+  /** The digest key resolved at construction (given to the engine, see {@link #engineSettings}). */
   Optional<byte[]> digestKey() {
     return digestKey;
   }
@@ -147,7 +146,7 @@ public final class KollectOperator implements AutoCloseable {
         InventoryObjectSink.DEFAULT_MAX_PART_BYTES, InventoryObjectSink.DEFAULT_MAX_RECORD_BYTES,
         InventoryObjectSink.DEFAULT_WRITERS, this::onInventoryWritten, java.time.Clock.systemUTC());
     this.digestKey = config.digestKey().resolve(client, config.operatorNamespace());
-    this.engine = issue12Settings(KollectEngine.builder(client)
+    this.engine = engineSettings(KollectEngine.builder(client)
         .cluster(config.clusterName())
         .workers(config.workers())
         .resyncPeriod(config.resyncPeriod())
@@ -156,7 +155,7 @@ public final class KollectOperator implements AutoCloseable {
         .informerMetrics(metrics)
         .inventorySink(inventoryObjects)
         .exportEnabled(!config.leaderElection().enabled())
-        .namespaceFilter(namespaceFilter), config)
+        .namespaceFilter(namespaceFilter), config, metrics, digestKey)
         .build();
     this.sinkTranslation = new SinkTranslation(client);
     this.events = new ProblemEvents(client);
@@ -298,14 +297,13 @@ public final class KollectOperator implements AutoCloseable {
     return reasons;
   }
 
-  /**
-   * Dead or silent watches, one line each naming the type, namespace and since when. SEAM (issue
-   * 12 contract C4): returns {@code InformerRegistry.stalledWatches()} formatted as {@code
-   * "watch of <type> in <namespace> silent since <time>: <reason>"} once the informers module
-   * has it (reached through the engine); until then nothing is reported.
-   */
+  /** Dead or silent watches, one line each naming the type, namespace and since when. */
   List<String> stalledWatches() {
-    return List.of();
+    return engine.stalledWatches().stream()
+        .map(w -> "watch of " + w.type() + " in " + ("*".equals(w.namespace()) ? "all namespaces"
+            : "namespace " + w.namespace()) + " silent since " + w.silentSince() + ": "
+            + w.reason())
+        .toList();
   }
 
   /** Where {@code /metrics} and {@code /inventory} are served, once started. */
@@ -439,13 +437,11 @@ public final class KollectOperator implements AutoCloseable {
 
   /**
    * What the compiled profile accepts but ignores, one line each naming the field (e.g. {@code
-   * resources[0].includeSecretData is ignored: ...}). SEAM (issue 12 contract C2): once
-   * kollect-extract has {@code CompiledProfile.warnings()} and the engine exposes the compiled
-   * profile (or its warnings) by name, return them here; the profile's status then carries a
-   * {@code Warning} condition. Until then there are none.
+   * resources[0].includeSecretData is ignored: ...}); the profile's status carries them as a
+   * {@code Warning} condition.
    */
   List<String> profileWarnings(String profile) {
-    return List.of();
+    return engine.profileWarnings(profile);
   }
 
   private void writeProfileStatus(KollectProfile profile, String problem) {
@@ -707,14 +703,24 @@ public final class KollectOperator implements AutoCloseable {
   }
 
   /**
-   * How the target's deliveries to each of its sinks go. SEAM (issue 12 contract C3): once
-   * kollect-export has {@code Exporter.deliveryStatus(target, sink)} (reached through the engine),
-   * map each of the target's sinks' {@code DeliveryStatus} to a {@link SinkDelivery} here; the
-   * target's status ({@code status.sinks}, {@code SinkDeliveryFailing}, {@code RecordsRejected})
-   * and the {@code kollect_target_sink_*} metrics follow. Until then: none.
+   * How the target's deliveries to each of its KollectSinks go, as the engine last reported them
+   * ({@link TargetStatus#deliveries()}); the inventory objects are reported apart ({@code
+   * status.inventory}), so the inventory sink is left out here.
    */
   List<SinkDelivery> deliveries(TargetId id) {
-    return List.of();
+    TargetStatus status = lastStatus.get(id);
+    if (status == null) {
+      return List.of();
+    }
+    List<SinkDelivery> out = new ArrayList<>();
+    status.deliveries().forEach((sink, d) -> {
+      if (!InventoryObjectSink.NAME.equals(sink)) {
+        out.add(new SinkDelivery(sink, d.lastAcknowledged(), d.pending(), d.consecutiveFailures(),
+            d.failingSince(), d.lastError(), d.rejected().stream()
+                .map(r -> new SinkDelivery.Rejected(r.key(), r.reason())).toList()));
+      }
+    });
+    return out;
   }
 
   /** Asks for a status write of a target, coalesced to one per status write interval. */

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.export.FileSink;
 import io.kollect.export.HttpSink;
 import io.kollect.export.HttpSinkConfig;
+import io.kollect.export.TlsConfig;
 import io.kollect.export.Sink;
 import io.kollect.export.SinkOptions;
 import io.kollect.export.StdoutSink;
@@ -30,19 +31,6 @@ final class SinkTranslation {
       this(sink, options, List.of());
     }
   }
-
-  /**
-   * The TLS settings of a sink, as the exporter's {@code TlsConfig} (issue 12 contract C3) takes
-   * them. The suppliers read the Secrets when called (at most {@link SecretValues#TTL} old), so a
-   * rotated CA or client certificate takes effect without a restart.
-   *
-   * @param caPem PEM CA certificates, or {@code null} for the JVM's trust store
-   * @param clientCertPem PEM client certificate chain, or {@code null}
-   * @param clientKeyPem PEM client private key, or {@code null}
-   * @param insecureSkipVerify no server certificate or host name verification
-   */
-  record SinkTls(Supplier<String> caPem, Supplier<String> clientCertPem,
-      Supplier<String> clientKeyPem, boolean insecureSkipVerify) {}
 
   /** Default key of {@code spec.tls.caSecretRef}. */
   static final String CA_KEY = "ca.crt";
@@ -173,7 +161,7 @@ final class SinkTranslation {
         throw new IllegalArgumentException("spec.tls: the URL " + h.url()
             + " is not https://; TLS settings need an https URL");
       }
-      config = withTls(config, tls(namespace, spec.tls()));
+      config = config.withTls(tls(namespace, spec.tls()));
     }
     return new HttpSink(name, config);
   }
@@ -216,7 +204,7 @@ final class SinkTranslation {
    * at once naming the field, the Secret and the key (never a value); the suppliers read them again
    * on use, so rotation takes effect without a restart.
    */
-  SinkTls tls(String namespace, KollectSinkSpec.Tls tls) {
+  TlsConfig tls(String namespace, KollectSinkSpec.Tls tls) {
     Supplier<String> ca = null;
     Supplier<String> cert = null;
     Supplier<String> key = null;
@@ -235,7 +223,7 @@ final class SinkTranslation {
       check(cert, "spec.tls.clientCertSecretRef");
       check(key, "spec.tls.clientCertSecretRef");
     }
-    return new SinkTls(ca, cert, key, Boolean.TRUE.equals(tls.insecureSkipVerify()));
+    return new TlsConfig(ca, cert, key, Boolean.TRUE.equals(tls.insecureSkipVerify()));
   }
 
   private static void check(Supplier<String> value, String field) {
@@ -248,17 +236,6 @@ final class SinkTranslation {
     }
   }
 
-  /**
-   * Applies TLS settings to an HTTP sink. SEAM (issue 12 contract C3): once kollect-export has
-   * {@code TlsConfig} and {@code HttpSinkConfig.withTls}, this is {@code config.withTls(new
-   * TlsConfig(tls.caPem(), tls.clientCertPem(), tls.clientKeyPem(), tls.insecureSkipVerify()))}.
-   * Until then a sink with a {@code tls} block is refused with a condition saying so, rather
-   * than sending with TLS settings silently ignored.
-   */
-  static HttpSinkConfig withTls(HttpSinkConfig config, SinkTls tls) {
-    throw new IllegalArgumentException("spec.tls: this build of the operator cannot apply TLS "
-        + "settings yet (needs kollect-export TlsConfig); remove the tls block");
-  }
 
   private static void require(String value, String field) {
     if (value == null || value.isBlank()) {

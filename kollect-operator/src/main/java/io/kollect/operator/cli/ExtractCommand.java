@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.kollect.extract.CompiledProfile;
+import io.kollect.extract.ExtractOptions;
 import io.kollect.extract.ExtractionException;
 import io.kollect.extract.ProfileCompiler;
 import io.kollect.extract.ProfileValidationException;
@@ -136,21 +137,20 @@ final class ExtractCommand implements Callable<Integer> {
   }
 
   /**
-   * Compiles a profile with the digest key. SEAM (issue 12 contract C2): once {@code
-   * ExtractOptions} exists in kollect-extract, this becomes {@code
-   * ProfileCompiler.compile(name, spec, digestKey.map(ExtractOptions::new)
-   * .orElse(ExtractOptions.none()))}; until then the key is validated but not used.
+   * Compiles a profile with the digest key, so Secret values get their {@code hmac-sha256}
+   * digests; a profile problem is bad input, reported on one line.
    */
   static CompiledProfile compile(Path profile, java.util.Optional<byte[]> digestKey) {
-    return compile(profile);
+    try {
+      return ProfileCompiler.compile(profile,
+          digestKey.map(ExtractOptions::new).orElse(ExtractOptions.none()));
+    } catch (ProfileValidationException e) {
+      throw new BadInputException(e.getMessage(), e);
+    }
   }
 
   /** Shared with {@code kollect test}: a profile problem is bad input, reported on one line. */
   static CompiledProfile compile(Path profile) {
-    try {
-      return ProfileCompiler.compile(profile);
-    } catch (ProfileValidationException e) {
-      throw new BadInputException(e.getMessage(), e);
-    }
+    return compile(profile, java.util.Optional.empty());
   }
 }
