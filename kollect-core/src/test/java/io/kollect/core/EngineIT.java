@@ -277,6 +277,15 @@ class EngineIT {
     engine.start();
     awaitStatus(engine, spec.id(), s -> s.ready() && !s.objectCounts().isEmpty());
     assertThat(engine.awaitIdle(WAIT)).isTrue();
+    // The sink acknowledged after the first reconcile: the next one reports that once (delivery
+    // figures in the status), then the status is settled.
+    long settling = engine.reconcileCount(spec.id()) + 1;
+    engine.putTarget(spec);
+    await().atMost(WAIT).until(() -> engine.reconcileCount(spec.id()) >= settling);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(engine.status(spec.id()).orElseThrow().deliveries().get("rec"))
+        .satisfies(d -> assertThat(d.pending()).isZero())
+        .satisfies(d -> assertThat(d.lastAcknowledged()).isNotNull());
     int records = sink.size();
     int statuses = heard.size();
 

@@ -9,14 +9,17 @@ import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.kollect.core.TargetId;
+import io.kollect.export.RecordsRejectedException;
+import io.kollect.export.Rejection;
 import io.kollect.export.Sink;
+import io.kollect.export.SinkException;
+import io.kollect.extract.Op;
 import io.kollect.extract.Record;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectInventorySpec;
 import io.kollect.operator.crd.KollectTarget;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,10 +27,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -37,15 +36,15 @@ import org.slf4j.LoggerFactory;
  * The engine's inventory sink in a cluster: keeps each target's current records in {@code
  * KollectInventory} objects in the target's namespace.
  *
- * <p><b>One target's failure stays that target's.</b> {@link #write} only applies the records to
- * the target's desired inventory ({@link TargetInventory}) and queues the target; a bounded pool
- * of writer threads converges each queued target's objects to its desired inventory, one writer
- * per target at a time. A target whose writes fail is retried on its own backoff, while the other
- * targets' writes go on; the exporter's delivery thread never waits for the API server. Writes
- * are level-based: a write always carries the latest records of the target, so the changes that
- * pile up during a slow or failed write cost one write, not one each. The price is that a change
- * the exporter handed over but no writer wrote before a crash is only repaired by the inventory
- * sink's next heartbeat (or by the next change of that object).
+ * <p><b>One target's failure stays that target's.</b> The exporter hands this sink one target's
+ * records at a time (a lane per target) and, as the sink says {@link #concurrentWrites()}, writes
+ * up to {@link io.kollect.export.SinkOptions#concurrency()} targets at once: a target whose
+ * writes fail is retried on its own backoff by the exporter while the other targets' writes go
+ * on. {@link #write} applies the records to the target's desired inventory ({@link
+ * TargetInventory}) and writes the target's objects before it returns, so an acknowledged record
+ * is a written record and the exporter's checkpoint never runs ahead of the cluster (a kill -9
+ * loses nothing acknowledged). Writes are level-based: a write always carries the latest records
+ * of the target, so changes that pile up during a slow or failed write cost one write.
  *
  * <p><b>Sizes are computed before writing.</b> The records of a target, ordered by key, are cut
  * into parts of at most {@code maxPartBytes} bytes of record JSON named {@code <target>-<part>};
@@ -73,10 +72,6 @@ final class InventoryObjectSink implements Sink {
    * metadata and managed fields under etcd's 1.5 MiB request limit.
    */
   static final int DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
-  /** Writer threads shared by all targets. */
-  static final int DEFAULT_WRITERS = 4;
-  static final Duration INITIAL_BACKOFF = Duration.ofSeconds(1);
-  static final Duration MAX_BACKOFF = Duration.ofSeconds(60);
   private static final int MAX_ERROR_CHARS = 400;
 
   private final KubernetesClient client;
@@ -86,40 +81,25 @@ final class InventoryObjectSink implements Sink {
   private final Consumer<TargetId> onHealthChange;
   private final Clock clock;
   private final Map<TargetId, TargetInventory> inventories = new ConcurrentHashMap<>();
-  private final ExecutorService writers;
-  private final ScheduledExecutorService retries;
 
   InventoryObjectSink(KubernetesClient client, Function<TargetId, Optional<KollectTarget>> targets,
       int maxPartBytes) {
-    this(client, targets, maxPartBytes, DEFAULT_MAX_RECORD_BYTES, DEFAULT_WRITERS, id -> { },
-        Clock.systemUTC());
+    this(client, targets, maxPartBytes, DEFAULT_MAX_RECORD_BYTES, id -> { }, Clock.systemUTC());
   }
 
   /**
    * @param maxPartBytes record JSON per part
    * @param maxRecordBytes a larger record is left out and reported
-   * @param writerThreads the bounded pool shared by all targets
    * @param onHealthChange told after every write attempt of a target (for its status and metrics)
    */
   InventoryObjectSink(KubernetesClient client, Function<TargetId, Optional<KollectTarget>> targets,
-      int maxPartBytes, int maxRecordBytes, int writerThreads, Consumer<TargetId> onHealthChange,
-      Clock clock) {
+      int maxPartBytes, int maxRecordBytes, Consumer<TargetId> onHealthChange, Clock clock) {
     this.client = client;
     this.targets = targets;
     this.maxPartBytes = maxPartBytes;
     this.maxRecordBytes = maxRecordBytes;
     this.onHealthChange = onHealthChange;
     this.clock = clock;
-    this.writers = Executors.newFixedThreadPool(writerThreads, daemon("kollect-inventory-writer"));
-    this.retries = Executors.newSingleThreadScheduledExecutor(daemon("kollect-inventory-retry"));
-  }
-
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   private MixedOperation<KollectInventory, KubernetesResourceList<KollectInventory>,
@@ -132,64 +112,63 @@ final class InventoryObjectSink implements Sink {
     return NAME;
   }
 
-  /** Applies the records to each target's desired inventory and queues the targets; never blocks. */
+  /**
+   * Applies the records to their targets' desired inventories and writes each target's objects.
+   *
+   * @throws SinkException retryable, naming the API server and the cause, when a target's objects
+   *     cannot be written (the exporter retries that target with backoff)
+   * @throws RecordsRejectedException for records of the batch that no KollectInventory object can
+   *     hold (everything else was written): the exporter reports them and does not offer them
+   *     again until they change
+   */
   @Override
-  public void write(List<Record> batch) {
+  public void write(List<Record> batch) throws SinkException {
     Map<TargetId, List<Record>> byTarget = new LinkedHashMap<>();
     for (Record r : batch) {
       byTarget.computeIfAbsent(TargetId.parse(r.target()), k -> new ArrayList<>()).add(r);
     }
-    byTarget.forEach((id, records) -> {
-      TargetInventory inventory = inventories.computeIfAbsent(id,
+    List<Rejection> rejections = new ArrayList<>();
+    for (Map.Entry<TargetId, List<Record>> e : byTarget.entrySet()) {
+      TargetInventory inventory = inventories.computeIfAbsent(e.getKey(),
           k -> new TargetInventory(k, maxPartBytes, maxRecordBytes));
-      inventory.apply(records);
-      queue(inventory);
-    });
+      inventory.apply(e.getValue());
+      if (!writeNow(inventory)) {
+        throw SinkException.retryable(inventory.health().lastError(), null);
+      }
+      Map<String, InventoryHealth.RejectedRecord> rejected = inventory.rejectedByKey();
+      for (Record r : e.getValue()) {
+        InventoryHealth.RejectedRecord x = rejected.get(r.key());
+        if (r.op() == Op.UPSERT && x != null) {
+          rejections.add(new Rejection(r.key(), x.object() + " (" + x.bytes() + " bytes): "
+              + x.reason()));
+        }
+      }
+    }
+    if (!rejections.isEmpty()) {
+      throw new RecordsRejectedException(rejections, true);
+    }
+  }
+
+  /** Several targets are written at once; one target's writes are serialised by its lock. */
+  @Override
+  public boolean concurrentWrites() {
+    return true;
+  }
+
+  /** One write attempt of a target under its lock; false when it failed (recorded on it). */
+  private boolean writeNow(TargetInventory inventory) {
+    inventory.writeLock.lock();
+    try {
+      return inventory.retired() || writeOnce(inventory);
+    } finally {
+      inventory.writeLock.unlock();
+      onHealthChange.accept(inventory.id);
+    }
   }
 
   /** The write health of a target's inventory objects, when it has any. */
   Optional<InventoryHealth> health(TargetId id) {
     return Optional.ofNullable(inventories.get(id)).map(TargetInventory::health);
-  }
-
-  private void queue(TargetInventory inventory) {
-    if (inventory.markQueued()) {
-      try {
-        writers.execute(() -> converge(inventory));
-      } catch (java.util.concurrent.RejectedExecutionException e) {
-        inventory.doneQueued(true); // closing
-      }
-    }
-  }
-
-  /** Writes a target's objects until they match its records, or one attempt fails. */
-  private void converge(TargetInventory inventory) {
-    boolean retry = false;
-    inventory.writeLock.lock();
-    try {
-      if (!inventory.retired()) {
-        retry = !writeOnce(inventory);
-      }
-    } finally {
-      inventory.writeLock.unlock();
-      boolean again = inventory.doneQueued(retry);
-      if (retry && !inventory.retired()) {
-        long delay = backoff(inventory.consecutiveFailures()).toMillis();
-        try {
-          retries.schedule(() -> queue(inventory), delay, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-          // closing
-        }
-      } else if (again) {
-        queue(inventory);
-      }
-      onHealthChange.accept(inventory.id);
-    }
-  }
-
-  static Duration backoff(int failures) {
-    long millis = INITIAL_BACKOFF.toMillis() << Math.min(Math.max(failures - 1, 0), 16);
-    return Duration.ofMillis(Math.min(millis, MAX_BACKOFF.toMillis()));
   }
 
   /** One attempt; false when it failed (the failure is recorded on the inventory). */
@@ -200,7 +179,6 @@ final class InventoryObjectSink implements Sink {
         || !Boolean.TRUE.equals(owner.get().getSpec().writeInventory())) {
       // The target is gone or no longer wants inventory objects; writing would leave orphans.
       log.debug("inventory of {}: target not found or writeInventory off, not written", id);
-      inventory.clearDirty();
       return true;
     }
     try {
@@ -387,18 +365,7 @@ final class InventoryObjectSink implements Sink {
     inventories.clear();
   }
 
-  /** Lets queued writes finish for a few seconds, then stops the writers. */
+  /** Nothing to release: writes run on the exporter's threads. */
   @Override
-  public void close() {
-    retries.shutdownNow();
-    writers.shutdown();
-    try {
-      if (!writers.awaitTermination(10, TimeUnit.SECONDS)) {
-        writers.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      writers.shutdownNow();
-    }
-  }
+  public void close() {}
 }

@@ -144,7 +144,7 @@ public final class KollectOperator implements AutoCloseable {
         (task, delay) -> statusWriter.schedule(task, delay, TimeUnit.NANOSECONDS), System::nanoTime);
     this.inventoryObjects = new InventoryObjectSink(client, this::findTarget,
         InventoryObjectSink.DEFAULT_MAX_PART_BYTES, InventoryObjectSink.DEFAULT_MAX_RECORD_BYTES,
-        InventoryObjectSink.DEFAULT_WRITERS, this::onInventoryWritten, java.time.Clock.systemUTC());
+        this::onInventoryWritten, java.time.Clock.systemUTC());
     this.digestKey = config.digestKey().resolve(client, config.operatorNamespace());
     this.engine = engineSettings(KollectEngine.builder(client)
         .cluster(config.clusterName())

@@ -55,8 +55,6 @@ final class TargetInventory {
   private Instant failingSince;
   private String lastError;
   private Instant lastWritten;
-  private boolean dirty;
-  private boolean queued;
   private boolean retired;
 
   TargetInventory(TargetId id, int maxPartBytes, int maxRecordBytes) {
@@ -95,7 +93,6 @@ final class TargetInventory {
       }
       pending.put(key, ++changes);
     }
-    dirty = true;
   }
 
   /** {@code Kind namespace/name} (or {@code Kind name} for cluster-scoped objects). */
@@ -139,9 +136,8 @@ final class TargetInventory {
     loaded = true;
   }
 
-  /** The records to write now; clears the dirty flag (a later {@link #apply} sets it again). */
+  /** The records to write now. */
   synchronized Snapshot snapshot() {
-    dirty = false;
     return new Snapshot(changes, List.copyOf(records.values()), partLimit);
   }
 
@@ -167,7 +163,6 @@ final class TargetInventory {
       failingSince = now;
     }
     lastError = error;
-    dirty = true;
   }
 
   /** The API server refused a part holding only this record as too large: leave it out. */
@@ -211,30 +206,9 @@ final class TargetInventory {
     return parts;
   }
 
-  // ---- scheduling flags, used by InventoryObjectSink ----------------------------------------
-
-  /** Marks the target queued for a writer; false when it already is. */
-  synchronized boolean markQueued() {
-    if (queued || retired) {
-      return false;
-    }
-    queued = true;
-    return true;
-  }
-
-  /** A writer is done with it; true when it must be queued again (changed meanwhile). */
-  synchronized boolean doneQueued(boolean retryLater) {
-    queued = false;
-    return !retryLater && dirty && !retired;
-  }
-
-  synchronized boolean dirty() {
-    return dirty;
-  }
-
-  /** Nothing to write (the target is gone or wants no inventory objects). */
-  synchronized void clearDirty() {
-    dirty = false;
+  /** The records left out because no KollectInventory object can hold them, by record key. */
+  synchronized Map<String, InventoryHealth.RejectedRecord> rejectedByKey() {
+    return Map.copyOf(rejected);
   }
 
   /** Stops every further write (target deleted, or leadership lost). */

@@ -97,13 +97,6 @@ class InventoryObjectSinkTest {
   }
 
   @Test
-  void retriesBackOffExponentiallyUpToAMinute() {
-    assertThat(InventoryObjectSink.backoff(1)).isEqualTo(java.time.Duration.ofSeconds(1));
-    assertThat(InventoryObjectSink.backoff(3)).isEqualTo(java.time.Duration.ofSeconds(4));
-    assertThat(InventoryObjectSink.backoff(30)).isEqualTo(java.time.Duration.ofSeconds(60));
-  }
-
-  @Test
   void longTargetNamesGetAValidStableLabelValue() {
     assertThat(InventoryObjectSink.targetLabel("shop")).isEqualTo("shop");
     String longName = "a".repeat(200);

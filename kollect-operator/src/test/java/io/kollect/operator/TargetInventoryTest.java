@@ -67,7 +67,7 @@ class TargetInventoryTest {
     inv.succeeded(first, List.of(), T0);
 
     assertThat(inv.health().pending()).isEqualTo(1);
-    assertThat(inv.dirty()).isTrue();
+    assertThat(inv.snapshot().records()).extracting(TargetInventory.Sized::key).hasSize(3);
   }
 
   @Test

@@ -15,7 +15,8 @@ import java.util.List;
  * @param labels glob allow-list of label keys
  * @param annotations glob allow-list of annotation keys
  * @param scrubKeys globs on key names whose values are replaced by {@code ********}
- * @param includeSecretData opt in to extracting Secret data
+ * @param includeSecretData accepted for compatibility and ignored (Secret values never leave); the
+ *     profile's status carries a warning saying what is exported instead
  * @param helmRelease decode Helm 3 release storage under {@code $.release}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
