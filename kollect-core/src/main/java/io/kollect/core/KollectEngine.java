@@ -601,6 +601,14 @@ public final class KollectEngine implements AutoCloseable {
         int attempt = queue.numRequeues(id) + 1;
         LOG.warn("reconcile of target {} failed (attempt {}), retrying with backoff", id, attempt,
             e);
+        TargetRuntime rt = targets.get(id);
+        if (rt != null) {
+          try {
+            publish(rt, TargetReconciler.failedStatus(rt, e, Instant.now()));
+          } catch (RuntimeException statusFailure) {
+            LOG.warn("cannot report the failed reconcile of target {}", id, statusFailure);
+          }
+        }
         queue.addRateLimited(id);
       } finally {
         queue.done(id);

@@ -59,6 +59,7 @@ final class TargetReconciler {
   static final String REASON_DELIVERY_FAILING = "DeliveryFailing";
   static final String REASON_RECORDS_REJECTED = "RecordsRejected";
   static final String REASON_WATCH_STALLED = "WatchStalled";
+  static final String REASON_RECONCILE_FAILED = "ReconcileFailed";
   static final String REASON_EXTRACTION_FAILED = "ExtractionFailed";
   static final String REASON_NO_ERRORS = "NoErrors";
 
@@ -353,6 +354,32 @@ final class TargetReconciler {
   }
 
   /**
+   * The status of a target whose reconcile threw (an API call failed, e.g. an access review the
+   * engine may not make): not Ready, Degraded, with the error's first line; counts, skipped scopes
+   * and deliveries as last reported. The caller retries the reconcile with backoff.
+   */
+  static TargetStatus failedStatus(TargetRuntime rt, RuntimeException error, Instant now) {
+    synchronized (rt) {
+      TargetStatus previous = rt.status;
+      StatusBuilder status = new StatusBuilder(rt, rt.definition.spec(), now);
+      String message = "reconcile failed, retrying with backoff: " + firstLine(error);
+      status.notReady(REASON_RECONCILE_FAILED, message);
+      status.degraded(REASON_RECONCILE_FAILED, message);
+      if (previous != null) {
+        previous.skipped().forEach(status::skipped);
+        status.deliveries(previous.deliveries());
+      }
+      return status.build(previous == null ? Map.of() : previous.objectCounts(), previous);
+    }
+  }
+
+  private static String firstLine(Throwable e) {
+    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    int nl = m.indexOf('\n');
+    return nl < 0 ? m : m.substring(0, nl);
+  }
+
+  /**
    * Puts the sinks' delivery of this target into its status: a sink that keeps failing (past
    * {@link DeliveryHealth}'s threshold) makes the target not Ready and Degraded, refused records
    * make it Degraded; both name the sink and the cause.
@@ -594,7 +621,8 @@ final class TargetReconciler {
 
   /** Degraded reasons, most important first: the first present names the condition. */
   static final List<String> DEGRADED_PRIORITY = List.of(
-      REASON_INVALID_PROFILE, REASON_SINK_NOT_FOUND, REASON_DELIVERY_FAILING,
+      REASON_INVALID_PROFILE, REASON_RECONCILE_FAILED, REASON_SINK_NOT_FOUND,
+      REASON_DELIVERY_FAILING,
       REASON_RECORDS_REJECTED, REASON_WATCH_STALLED, REASON_FORBIDDEN, REASON_NOT_SERVED);
 
   /** Collects one reconcile's findings into a {@link TargetStatus}. */

@@ -263,6 +263,42 @@ class EngineIT {
   }
 
   @Test
+  void aReconcileThatFailsIsReportedInTheTargetStatusWithTheCauseAndRecoversWhenItWorks() {
+    cluster.namespace("failing");
+    cluster.deployment("failing", "x", "x:1", 1);
+    java.util.concurrent.atomic.AtomicBoolean reviewsWork =
+        new java.util.concurrent.atomic.AtomicBoolean(false);
+    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it").workers(1)
+        .lastExportNotifyInterval(Duration.ZERO)
+        .retryRateLimit(Duration.ofMillis(50), Duration.ofMillis(200), 100, 100)
+        .accessReviewer((saNs, sa, group, resource, ns) -> {
+          if (!reviewsWork.get()) {
+            throw new IllegalStateException("SubjectAccessReview at https://api.example: HTTP 403:"
+                + " subjectaccessreviews is forbidden\nsecond line");
+          }
+          return true;
+        }).build();
+    engines.add(engine);
+    RecordingSink sink = new RecordingSink("rec");
+    engine.putProfile("p", deploymentProfile());
+    engine.putSink(sink, fastSink());
+    TargetSpec spec = target("failing", "failing", "p", "rec");
+    engine.putTarget(spec);
+    engine.start();
+    TargetStatus failed = awaitStatus(engine, spec.id(), s -> s.condition(Condition.READY) != null
+        && "ReconcileFailed".equals(s.condition(Condition.READY).reason()));
+    assertThat(failed.ready()).isFalse();
+    assertThat(failed.condition(Condition.READY).message())
+        .contains("HTTP 403: subjectaccessreviews is forbidden").doesNotContain("second line");
+    assertThat(failed.condition(Condition.DEGRADED).reason()).isEqualTo("ReconcileFailed");
+    assertThat(sink.size()).isZero();
+
+    reviewsWork.set(true);
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    await().atMost(WAIT).until(() -> sink.size() == 1);
+  }
+
+  @Test
   void repeatedReconcilesOfAnUnchangedCacheExportNothingAndStatusIsReportedOnlyOnChange() {
     cluster.namespace("level");
     cluster.deployment("level", "x", "x:1", 1);

@@ -171,6 +171,9 @@ final class OperatorMetrics implements ExportMetrics, InformerMetrics {
     String target = status.id().toString();
     gauge("kollect_target_ready", "1 when the target's Ready condition is True", "target", target)
         .set(status.ready() ? 1 : 0);
+    gauge("kollect_target_extraction_errors",
+        "Objects in a target's scope that failed extraction and are left out", "target", target)
+        .set(status.extractionErrorCount());
     java.util.Set<String> seen = targetResources.computeIfAbsent(target,
         k -> ConcurrentHashMap.newKeySet());
     seen.addAll(status.objectCounts().keySet());

@@ -95,7 +95,9 @@ class InventoryWriteFailureIT {
     operator = new KollectOperator(operatorClient, new OperatorConfig("it", 1, Duration.ofHours(1),
         BindAddress.off(), BindAddress.off(), LeaderElectionSettings.disabled(), Set.of(), Set.of(),
         InventoryAuth.disabled(), Optional.of(tmp), "kollect-system", Optional.empty())
-        .withStatusWriteInterval(Duration.ofMillis(500)));
+        .withStatusWriteInterval(Duration.ofMillis(500))
+        // this test is about inventory writes, not the tenant boundary: the platform trusts shop
+        .withTenancy("default", Set.of("kollect-system", "shop")));
     operator.start();
   }
 

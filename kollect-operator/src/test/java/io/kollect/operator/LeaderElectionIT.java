@@ -98,7 +98,9 @@ class LeaderElectionIT {
         BindAddress.off(), new LeaderElectionSettings(true, "kollect-system", "kollect-leader",
             identity, LEASE, Duration.ofSeconds(3), Duration.ofMillis(500)),
         Set.of(), Set.of(), InventoryAuth.disabled(), Optional.empty(), "kollect-system",
-        Optional.of(out));
+        Optional.of(out))
+        // not a tenancy test: the platform trusts the namespace of its targets
+        .withTenancy("default", Set.of("kollect-system", "apps"));
     KollectOperator operator = new KollectOperator(client, config);
     operator.start();
     return new Instance(identity, client, operator, records);

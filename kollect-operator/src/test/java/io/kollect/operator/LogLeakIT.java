@@ -125,7 +125,9 @@ class LogLeakIT {
         "--stdout", "--metrics-bind-address", "127.0.0.1:" + metricsPort,
         "--health-probe-bind-address", "0", "--log-level", "trace", "--log-format", "text",
         "--checkpoint-dir", checkpoints.toString(), "--leader-elect-namespace", "kollect-system",
-        "--status-write-interval", "1s"));
+        "--status-write-interval", "1s",
+        // not a tenancy test: the platform trusts the namespace of its targets
+        "--cluster-wide-namespaces", "kollect-system,shop"));
     Thread thread = new Thread(() -> exit.set(KollectCommand.execute(out.printStream(),
         err.printStream(), args.toArray(String[]::new))), "kollect-run-trace");
     thread.start();

@@ -131,7 +131,9 @@ class OperatorIT {
     OperatorConfig config = new OperatorConfig("it", 2, Duration.ofHours(1),
         BindAddress.loopback(0), BindAddress.loopback(0), LeaderElectionSettings.disabled(),
         Set.of(), Set.of(), InventoryAuth.token(TOKEN), Optional.empty(), "kollect-system",
-        Optional.empty());
+        Optional.empty())
+        // not a tenancy test: the platform trusts the namespace of its targets
+        .withTenancy("default", Set.of("kollect-system", NS));
     operator = new KollectOperator(operatorClient, config);
     assertThat(operator.isReady()).as("not ready before it has started").isFalse();
     operator.start();

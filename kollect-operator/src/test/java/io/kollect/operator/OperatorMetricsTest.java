@@ -29,6 +29,19 @@ class OperatorMetricsTest {
   }
 
   @Test
+  void objectsFailingExtractionAreCountedPerTargetAndTheCountClearsWhenTheyAreFixed() {
+    OperatorMetrics metrics = new OperatorMetrics();
+    TargetStatus failing = new TargetStatus(new TargetId("ns", "t"), 1, List.of(),
+        Map.of("v1/ConfigMap", 1), List.of(), null, 2, List.of(
+            new io.kollect.core.ExtractionError("v1/ConfigMap", "ns", "a", "bad"),
+            new io.kollect.core.ExtractionError("v1/ConfigMap", "ns", "b", "bad")));
+    metrics.target(failing);
+    assertThat(metrics.scrape()).contains("kollect_target_extraction_errors{target=\"ns/t\"} 2.0");
+    metrics.target(status(Map.of("v1/ConfigMap", 3)));
+    assertThat(metrics.scrape()).contains("kollect_target_extraction_errors{target=\"ns/t\"} 0.0");
+  }
+
+  @Test
   void inventoryPendingFailuresAndRejectionsArePublishedPerTarget() {
     OperatorMetrics metrics = new OperatorMetrics();
     metrics.inventory(new TargetId("ns", "t"), new InventoryHealth(5, 2, 3, Instant.EPOCH, "x", null,

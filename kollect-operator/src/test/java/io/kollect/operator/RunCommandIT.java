@@ -82,7 +82,9 @@ class RunCommandIT {
     List<String> args = new java.util.ArrayList<>(List.of("run", "--kubeconfig", kubeconfig.toString(),
         "--stdout", "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
         "--cluster-name", "it", "--log-format", "text", "--checkpoint-dir",
-        tmp.resolve("checkpoints-" + System.nanoTime()).toString()));
+        tmp.resolve("checkpoints-" + System.nanoTime()).toString(),
+        // not a tenancy test: the platform trusts the namespaces of its targets
+        "--cluster-wide-namespaces", "kollect-system,team-a,team-b,team-c"));
     args.addAll(List.of(extra));
     Thread thread = new Thread(() -> exit.set(KollectCommand.execute(out.printStream(),
         err.printStream(), args.toArray(String[]::new))), "kollect-run-it");

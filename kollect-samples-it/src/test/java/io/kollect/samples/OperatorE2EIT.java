@@ -85,6 +85,10 @@ class OperatorE2EIT {
         .forEach(d -> Fixtures.apply(admin, d));
 
     Fixtures.ensureNamespace(admin, Sample.NAMESPACE);
+    // The shipped operator runs with the tenant boundary on: the sample targets read as
+    // kollect-demo's default ServiceAccount, which the catalog's Role lets read the sample kinds.
+    Sample.readAll(List.of(SamplePaths.repoRoot().resolve("samples/tenant-rbac.yaml")))
+        .forEach(d -> Fixtures.apply(admin, d));
     for (Sample sample : samples) {
       Fixtures.installCrds(admin, sample.crds());
     }

@@ -55,6 +55,10 @@ class SampleLiveIT {
     client = server.admin();
     Fixtures.installCrdDir(client, SamplePaths.repoRoot().resolve("deploy/crds"));
     Fixtures.ensureNamespace(client, Sample.NAMESPACE);
+    // The tenant boundary is on (the operator trusts only its own namespace): the sample targets
+    // read as kollect-demo's default ServiceAccount, which the catalog's Role lets read the kinds.
+    Sample.readAll(List.of(SamplePaths.repoRoot().resolve("samples/tenant-rbac.yaml")))
+        .forEach(d -> Fixtures.apply(client, d));
     for (Sample sample : Sample.all()) {
       Fixtures.installCrds(client, sample.crds());
     }
