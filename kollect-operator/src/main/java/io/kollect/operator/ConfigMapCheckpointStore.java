@@ -39,6 +39,11 @@ import org.slf4j.LoggerFactory;
  * kollect-checkpoint-<hash>-<part>}; state larger than 700 KiB compressed is
  * split over several parts. A torn or unreadable checkpoint reads as empty: the cost is a full
  * re-send, never a stuck exporter.
+ *
+ * <p>Format: annotation {@value #FORMAT} says the version of the entries' JSON. Version 2 adds each
+ * entry's delivery {@code sequence} and {@code lastSentAt}; a checkpoint without the annotation is
+ * version 1 (written before sequences existed) and is read as it is, and one of a newer version
+ * than this build knows is not misread but treated as empty.
  */
 final class ConfigMapCheckpointStore implements CheckpointStore {
 
@@ -47,6 +52,8 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
   static final String LABEL = "kollect.io/checkpoint";
   private static final String PARTS = "kollect.io/parts";
   private static final String KEY = "entries.json.gz";
+  static final String FORMAT = "kollect.io/checkpoint-format";
+  static final int FORMAT_VERSION = 2;
   private static final ObjectMapper MAPPER =
       new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
@@ -103,6 +110,11 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
       ByteArrayOutputStream gz = new ByteArrayOutputStream();
       int expected = Integer.parseInt(parts.get(0).getMetadata().getAnnotations().get(PARTS));
       String generation = parts.get(0).getMetadata().getAnnotations().get("kollect.io/digest");
+      String format = parts.get(0).getMetadata().getAnnotations().getOrDefault(FORMAT, "1");
+      if (!format.matches("[0-9]{1,4}") || Integer.parseInt(format) > FORMAT_VERSION) {
+        throw new IOException("has format " + format + ", newer than this build reads ("
+            + FORMAT_VERSION + ")");
+      }
       if (parts.size() != expected) {
         throw new IOException("has " + parts.size() + " of " + expected + " parts");
       }
@@ -158,6 +170,7 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
           .addToAnnotations("kollect.io/sink", sink)
           .addToAnnotations(PARTS, Integer.toString(count))
           .addToAnnotations("kollect.io/digest", digest)
+          .addToAnnotations(FORMAT, Integer.toString(FORMAT_VERSION))
           .endMetadata()
           .addToBinaryData(KEY, Base64.getEncoder().encodeToString(chunk))
           .build();
