@@ -74,7 +74,9 @@ class OperatorIsolationIT {
     OperatorConfig config = new OperatorConfig("it", 2, Duration.ofHours(1), BindAddress.off(),
         BindAddress.off(), LeaderElectionSettings.disabled(), Set.of(), Set.of(),
         InventoryAuth.disabled(), Optional.empty(), "kollect-system", Optional.empty())
-        .withStatusWriteInterval(Duration.ofMillis(500));
+        .withStatusWriteInterval(Duration.ofMillis(500))
+        // not a tenancy test: the platform trusts the namespaces of its targets
+        .withTenancy("default", Set.of("kollect-system", "big", "small"));
     operator = new KollectOperator(operatorClient, config);
     operator.start();
   }
