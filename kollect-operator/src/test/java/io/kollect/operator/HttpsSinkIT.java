@@ -43,8 +43,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * a CA Secret and a {@code kubernetes.io/tls} client Secret delivers over mutual TLS to a real
  * HTTPS receiver on loopback (certificates generated here); when the receiver's certificate
  * changes to one of a new CA, the target's status names the endpoint and says it is not trusted,
- * and updating the CA Secret delivers the pending change without restarting the operator. The
- * tests run in order, each building on the state the previous one left.
+ * and updating the CA Secret delivers the pending change without restarting the operator; the same
+ * for a receiver that starts requiring client certificates of a new CA and the client Secret.
+ * {@code insecureSkipVerify} is reported on the sink. The tests run in order, each building on the
+ * state the previous one left.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HttpsSinkIT {
@@ -54,6 +56,8 @@ class HttpsSinkIT {
   private static final TestCertificates CA = TestCertificates.authority("kollect-it-ca");
   private static final TestCertificates NEW_CA = TestCertificates.authority("kollect-it-new-ca");
   private static final TestCertificates.Issued CLIENT = CA.client("kollect-operator");
+  private static final TestCertificates NEW_CLIENT_CA =
+      TestCertificates.authority("kollect-it-new-client-ca");
 
   /** One record as the receiver got it, with the subject of the client certificate presented. */
   record Received(JsonNode record, String clientSubject) {}
@@ -284,6 +288,46 @@ class HttpsSinkIT {
 
   @Test
   @Order(3)
+  void aReceiverRequiringAnotherClientCaIsNamedInStatusAndRotatingTheClientSecretDelivers()
+      throws Exception {
+    // The receiver now accepts only client certificates of a new client CA.
+    receiver.stop(0);
+    receiver = receiver(port, NEW_CA.server("127.0.0.1", "localhost").serverContext(NEW_CLIENT_CA));
+    setConfigMap("3");
+
+    String refused = "POST https://127.0.0.1:" + port + "/ingest: TLS connection to "
+        + "https://127.0.0.1:" + port + " failed: the server asked for a client certificate "
+        + "issued by [CN=kollect-it-new-client-ca]";
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      KollectTarget t = target();
+      assertThat(sinkStatus(t).lastError()).startsWith(refused);
+      Condition ready = condition(t.getStatus().conditions(), "Ready");
+      assertThat(ready.getStatus()).isEqualTo("False");
+      assertThat(ready.getReason()).isEqualTo("SinkDeliveryFailing");
+      assertThat(ready.getMessage()).contains(refused);
+    });
+    assertThat(appConfig("3")).isEmpty();
+
+    // The client Secret is rotated to a certificate of the new client CA.
+    TestCertificates.Issued rotated = NEW_CLIENT_CA.client("kollect-operator-rotated");
+    client.secrets().inNamespace(NS).withName("kollect-client").edit(s -> {
+      s.setData(Map.of("tls.crt", base64(rotated.certificatePem()),
+          "tls.key", base64(rotated.keyPem())));
+      return s;
+    });
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
+        assertThat(appConfig("3")).isNotEmpty());
+    assertThat(appConfig("3")).extracting(Received::clientSubject)
+        .containsOnly("CN=kollect-operator-rotated");
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      KollectTarget t = target();
+      assertThat(condition(t.getStatus().conditions(), "Ready").getStatus()).isEqualTo("True");
+      assertThat(sinkStatus(t).lastError()).isNull();
+    });
+  }
+
+  @Test
+  @Order(4)
   void aSinkWithInsecureSkipVerifyIsReadyWithAnInsecureWarningCondition() {
     cluster.apply("""
         apiVersion: kollect.io/v1alpha1
