@@ -19,13 +19,19 @@ final class SecretValues {
 
   static final Duration TTL = Duration.ofSeconds(30);
 
+  /**
+   * The time-to-live of instances created from now on: {@link #TTL}, unless an integration test
+   * of this package shortens it to see a rotated Secret in seconds (and restores it).
+   */
+  static volatile Duration ttl = TTL;
+
   private record Key(String namespace, String name) {}
 
   private final LoadingCache<Key, Optional<Map<String, String>>> cache;
 
   SecretValues(KubernetesClient client) {
     this.cache = Caffeine.newBuilder()
-        .expireAfterWrite(TTL)
+        .expireAfterWrite(ttl)
         .maximumSize(1000)
         .build(k -> Optional.ofNullable(
                 client.secrets().inNamespace(k.namespace()).withName(k.name()).get())
