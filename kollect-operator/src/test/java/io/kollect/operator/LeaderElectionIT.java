@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.core.TargetId;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -182,7 +183,11 @@ class LeaderElectionIT {
       // The standby's caches are warm and it serves the inventory view, but it exports nothing.
       await().atMost(Duration.ofSeconds(20)).until(() ->
           standby.operator().engine().inventory().query(io.kollect.export.InventoryQuery.all()).size() == 3);
-      Thread.sleep(2000);
+      // Those reconciles read all three objects; once the engines are idle they are over and
+      // whatever they handed to a sink is delivered, so an export by the standby would show.
+      await().atMost(Duration.ofSeconds(30)).until(() ->
+          standby.operator().engine().awaitIdle(Duration.ofSeconds(5))
+              && a.operator().engine().awaitIdle(Duration.ofSeconds(5)));
       assertThat(standby.operator().isLeader()).isFalse();
       assertThat(standby.records().lines()).isEmpty();
       assertThat(a.records().lines()).hasSize(3);
@@ -195,9 +200,13 @@ class LeaderElectionIT {
       assertThat(holder()).isEqualTo("instance-b");
 
       // It converges from the checkpoint the old leader left: nothing unchanged is re-sent ...
+      // lastExport is set only by a reconcile that handed the target's records to the exporter,
+      // which the standby never did; once idle after it, what it handed over is delivered.
+      TargetId all = new TargetId("apps", "all");
+      await().atMost(Duration.ofSeconds(30)).until(() -> standby.operator().engine().status(all)
+          .map(s -> s.lastExport() != null).orElse(false));
       await().atMost(Duration.ofSeconds(30)).until(() -> standby.operator().engine()
           .awaitIdle(Duration.ofSeconds(5)));
-      Thread.sleep(2000);
       assertThat(standby.records().lines()).isEmpty();
       assertThat(sharedFileLines()).as("the KollectSink received nothing again").hasSize(3);
       // ... and a change made now is exported exactly once, by the new leader.
@@ -206,12 +215,23 @@ class LeaderElectionIT {
         return d;
       });
       await().atMost(Duration.ofSeconds(30)).until(() -> standby.records().lines().size() >= 1);
-      Thread.sleep(1500);
-      assertThat(standby.records().lines()).hasSize(1);
+      // A change of another object is the marker: its record comes from a later reconcile, so a
+      // second record of the change would come before it or with it; idle, all that is delivered.
+      cluster.client().apps().deployments().inNamespace("apps").withName("one").edit(d -> {
+        d.getSpec().setReplicas(5);
+        return d;
+      });
+      await().atMost(Duration.ofSeconds(30)).until(() -> standby.records().lines().stream()
+          .anyMatch(l -> l.contains("\"name\":\"one\"")));
+      await().atMost(Duration.ofSeconds(30)).until(() -> standby.operator().engine()
+          .awaitIdle(Duration.ofSeconds(5)));
+      assertThat(standby.records().lines()).hasSize(2);
       assertThat(standby.records().lines().get(0)).contains("\"name\":\"two\"").contains("\"replicas\":7");
+      assertThat(standby.records().lines().get(1)).contains("\"name\":\"one\"").contains("\"replicas\":5");
       assertThat(a.records().lines()).hasSize(3);
-      assertThat(sharedFileLines()).hasSize(4);
+      assertThat(sharedFileLines()).hasSize(5);
       assertThat(sharedFileLines().get(3)).contains("\"name\":\"two\"");
+      assertThat(sharedFileLines().get(4)).contains("\"name\":\"one\"");
     } finally {
       if (b != null) {
         b.close();

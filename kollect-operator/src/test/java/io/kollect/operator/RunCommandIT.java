@@ -12,12 +12,20 @@ import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectTarget;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RunCommandIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static TestCluster cluster;
 
   @TempDir static Path tmp;
@@ -80,7 +89,7 @@ class RunCommandIT {
     AtomicInteger exit = new AtomicInteger(-1);
     Path kubeconfig = cluster.writeKubeconfig(tmp);
     List<String> args = new java.util.ArrayList<>(List.of("run", "--kubeconfig", kubeconfig.toString(),
-        "--stdout", "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+        "--stdout", "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "0",
         "--cluster-name", "it", "--log-format", "text", "--checkpoint-dir",
         tmp.resolve("checkpoints-" + System.nanoTime()).toString(),
         // not a tenancy test: the platform trusts the namespaces of its targets
@@ -102,6 +111,54 @@ class RunCommandIT {
 
   private static List<JsonNode> records(Run run) {
     return run.out().lines().stream().map(RunCommandIT::parse).toList();
+  }
+
+  private static boolean is(JsonNode r, String op, String name, Integer replicas) {
+    return r.get("op").asText().equals(op) && r.get("name").asText().equals(name)
+        && (replicas == null || r.get("fields").get("replicas").asInt() == replicas);
+  }
+
+  /** {@code op name replicas} of a record, e.g. {@code UPSERT web 3} or {@code DELETE web}. */
+  private static String summary(JsonNode r) {
+    JsonNode replicas = r.get("fields").get("replicas");
+    return r.get("op").asText() + " " + r.get("name").asText()
+        + (replicas == null ? "" : " " + replicas.asInt());
+  }
+
+  private static final Pattern METRICS_ADDRESS =
+      Pattern.compile("metrics listening on \\S*:(\\d+) ");
+  private static final Pattern SENT_TO_STDOUT = Pattern.compile(
+      "(?m)^kollect_export_records_sent_total\\{[^}]*sink=\"stdout\"[^}]*}\\s+(\\S+)$");
+
+  /** Records the stdout sink has acknowledged, from the run's {@code /metrics}. */
+  private static long sentToStdout(Run run) throws IOException, InterruptedException {
+    Matcher address = METRICS_ADDRESS.matcher(run.err().text());
+    assertThat(address.find()).as("the run logs its metrics address").isTrue();
+    HttpResponse<String> metrics = HTTP.send(HttpRequest.newBuilder(URI.create(
+            "http://127.0.0.1:" + address.group(1) + "/metrics")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(metrics.statusCode()).isEqualTo(200);
+    Matcher sent = SENT_TO_STDOUT.matcher(metrics.body());
+    return sent.find() ? (long) Double.parseDouble(sent.group(1)) : 0;
+  }
+
+  /**
+   * Waits for a record matching {@code marker} and for every batch written so far to be complete,
+   * and returns the records up to then. The lines are read before the sink's acknowledged count
+   * ({@code kollect_export_records_sent_total}, counted after a batch is written), so the two are
+   * equal only when no batch was half-written when the lines were read.
+   */
+  private static List<JsonNode> delivered(Run run, Predicate<JsonNode> marker) {
+    AtomicReference<List<JsonNode>> seen = new AtomicReference<>();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      List<JsonNode> lines = records(run);
+      if (lines.stream().noneMatch(marker) || sentToStdout(run) != lines.size()) {
+        return false;
+      }
+      seen.set(lines);
+      return true;
+    });
+    return seen.get();
   }
 
   @Test
@@ -132,11 +189,7 @@ class RunCommandIT {
     Run run = run();
     try {
       await().atMost(Duration.ofSeconds(60)).until(() -> !run.out().lines().isEmpty());
-      // Give a wrongly exported out-of-scope object or duplicate time to show up.
-      Thread.sleep(2000);
-      List<JsonNode> first = records(run);
-      assertThat(first).hasSize(1);
-      JsonNode upsert = first.get(0);
+      JsonNode upsert = records(run).get(0);
       assertThat(upsert.get("op").asText()).isEqualTo("UPSERT");
       assertThat(upsert.get("namespace").asText()).isEqualTo("team-a");
       assertThat(upsert.get("name").asText()).isEqualTo("web");
@@ -146,38 +199,60 @@ class RunCommandIT {
       assertThat(upsert.get("fields").get("replicas").asInt()).isEqualTo(1);
       assertThat(upsert.get("fields").get("image").asText()).isEqualTo("example.org/web:1.0");
 
+      // The scale is the marker for the start-up: its record comes from a later reconcile than
+      // every start-up one, so a wrongly exported out-of-scope object or duplicate would be a line
+      // before it (or in its batch, which delivered() waits to be complete).
       deployments("team-a").withName("web").edit(d -> {
         d.getSpec().setReplicas(3);
         return d;
       });
-      await().atMost(Duration.ofSeconds(30)).until(() -> run.out().lines().size() >= 2);
-      JsonNode scaled = records(run).get(1);
+      List<JsonNode> first = delivered(run, r -> is(r, "UPSERT", "web", 3));
+      assertThat(first).hasSize(2);
+      assertThat(first.get(0)).isEqualTo(upsert);
+      JsonNode scaled = first.get(1);
       assertThat(scaled.get("op").asText()).isEqualTo("UPSERT");
       assertThat(scaled.get("fields").get("replicas").asInt()).isEqualTo(3);
 
-      // An annotation the profile does not extract changes no record; the scale after it is the
-      // next line, which proves the annotation change was seen and produced nothing.
+      // An annotation the profile does not extract changes no record. Its processing shows
+      // nowhere, so another object then changes twice: the watch delivers both after the
+      // annotation, and the reconcile exporting the second starts after the one exporting the
+      // first read the cache, which by then held the annotated web. So that reconcile, or an
+      // earlier one, saw the annotated web: a record for it would be a line before the marker's
+      // or in its batch.
       deployments("team-a").withName("web").edit(d -> {
         d.getMetadata().setAnnotations(Map.of("example.org/note", "not extracted"));
         return d;
       });
-      Thread.sleep(1500);
+      cluster.apply(deployment("team-a", "marker", 1));
+      delivered(run, r -> is(r, "UPSERT", "marker", 1));
+      deployments("team-a").withName("marker").edit(d -> {
+        d.getSpec().setReplicas(2);
+        return d;
+      });
+      assertThat(delivered(run, r -> is(r, "UPSERT", "marker", 2)).stream()
+          .map(RunCommandIT::summary)).containsExactly("UPSERT web 1", "UPSERT web 3",
+              "UPSERT marker 1", "UPSERT marker 2");
+
       deployments("team-a").withName("web").edit(d -> {
         d.getSpec().setReplicas(4);
         return d;
       });
-      await().atMost(Duration.ofSeconds(30)).until(() -> run.out().lines().size() >= 3);
-      Thread.sleep(1000);
-      assertThat(records(run)).hasSize(3);
-      assertThat(records(run).get(2).get("fields").get("replicas").asInt()).isEqualTo(4);
+      List<JsonNode> afterScale = delivered(run, r -> is(r, "UPSERT", "web", 4));
+      assertThat(afterScale).hasSize(5);
+      assertThat(afterScale.get(4).get("fields").get("replicas").asInt()).isEqualTo(4);
 
+      // The delete is the marker for the scale (exactly one record), and deleting the marker
+      // object afterwards is the marker for the delete (exactly one tombstone).
       deployments("team-a").withName("web").delete();
-      await().atMost(Duration.ofSeconds(30)).until(() -> run.out().lines().size() >= 4);
-      Thread.sleep(1000);
-      List<JsonNode> all = records(run);
-      assertThat(all).hasSize(4);
-      assertThat(all.get(3).get("op").asText()).isEqualTo("DELETE");
-      assertThat(all.get(3).get("name").asText()).isEqualTo("web");
+      List<JsonNode> afterDelete = delivered(run, r -> is(r, "DELETE", "web", null));
+      assertThat(afterDelete).hasSize(6);
+      assertThat(afterDelete.get(5).get("op").asText()).isEqualTo("DELETE");
+      assertThat(afterDelete.get(5).get("name").asText()).isEqualTo("web");
+      deployments("team-a").withName("marker").delete();
+      List<JsonNode> all = delivered(run, r -> is(r, "DELETE", "marker", null));
+      assertThat(all.stream().map(RunCommandIT::summary)).containsExactly("UPSERT web 1",
+          "UPSERT web 3", "UPSERT marker 1", "UPSERT marker 2", "UPSERT web 4", "DELETE web",
+          "DELETE marker");
       assertThat(all).allSatisfy(r -> assertThat(r.get("namespace").asText()).isEqualTo("team-a"));
       // Logs went to stderr, not into the records.
       assertThat(run.err().text()).isNotBlank();
