@@ -32,7 +32,7 @@ interface LeaseSignals {
    */
   List<SilentWatch> stalledWatches(LeaseStatus status);
 
-  /** The signals as {@link LeaseStatus} carries them (informers contract C4). */
+  /** The signals as {@link LeaseStatus} carries them. */
   LeaseSignals FROM_LEASE_STATUS = new LeaseSignals() {
     @Override
     public long cachedProjectionVersion(LeaseStatus status) {

@@ -186,10 +186,9 @@ final class OperatorMetrics implements ExportMetrics, InformerMetrics {
 
   /**
    * A watch was replaced, by reason ({@code kollect_watch_restarts_total}): e.g. silent past the
-   * liveness window, closed by the server, HTTP 410 Gone. Overrides {@code
-   * InformerMetrics.watchRestarted} once kollect-informers has it (issue 12 contract C4); until
-   * then nothing calls it.
+   * liveness window, closed by the server, HTTP 410 Gone.
    */
+  @Override
   public void watchRestarted(ResourceType type, String reason) {
     counter("kollect_watch_restarts", "Watches replaced, by reason", "resource", type.toString(),
         "reason", reason == null ? "unknown" : reason).increment();

@@ -5,9 +5,9 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * How deliveries of one target to one sink are going, as the exporter reports them (issue 12
- * contract C3, {@code Exporter.deliveryStatus(target, sink)}); the operator's copy so that status
- * and metrics can be built and tested before that contract is merged.
+ * How deliveries of one target to one sink are going, as the engine reports them ({@code
+ * TargetStatus.deliveries()}, from {@code Exporter.deliveryStatus(target, sink)}), named by sink
+ * for the target's status and metrics.
  *
  * @param sink the engine's sink name ({@code namespace/name})
  * @param lastAcknowledged when the sink last acknowledged a delivery, or {@code null}
