@@ -365,9 +365,24 @@ final class KubectlPathParser {
   /** Member ranges split at commas outside quotes, brackets and parentheses. */
   private List<int[]> splitTopLevel(int from, int to) {
     List<int[]> out = new ArrayList<>();
+    int start = from;
+    for (int comma = findTopLevel(start, to, c -> c == ','); comma >= 0;
+        comma = findTopLevel(start, to, c -> c == ',')) {
+      out.add(new int[] {start, comma});
+      start = comma + 1;
+    }
+    out.add(new int[] {start, to});
+    return out;
+  }
+
+  /**
+   * The first index in [from, to) outside quotes, brackets and parentheses whose character
+   * {@code wanted} accepts, or -1. Quotes honour backslash escapes; nesting is counted, not
+   * checked (the callers work inside a range whose brackets were matched already).
+   */
+  private int findTopLevel(int from, int to, java.util.function.IntPredicate wanted) {
     int depth = 0;
     char quote = 0;
-    int start = from;
     for (int i = from; i < to; i++) {
       char c = src.charAt(i);
       if (quote != 0) {
@@ -382,13 +397,11 @@ final class KubectlPathParser {
         depth++;
       } else if (c == ']' || c == ')') {
         depth--;
-      } else if (c == ',' && depth == 0) {
-        out.add(new int[] {start, i});
-        start = i + 1;
+      } else if (depth == 0 && wanted.test(c)) {
+        return i;
       }
     }
-    out.add(new int[] {start, to});
-    return out;
+    return -1;
   }
 
   /** Index of the ']' closing the '[' at open, honouring quotes, brackets and parentheses. */
@@ -457,28 +470,7 @@ final class KubectlPathParser {
     }
     // client-go: ^([^!<>=]+)([!<>=]+)(.+?)$ — the first run of operator characters outside
     // quotes and brackets splits the sides.
-    int opStart = -1;
-    int depth = 0;
-    char quote = 0;
-    for (int k = bodyStart; k < bodyEnd; k++) {
-      char c = src.charAt(k);
-      if (quote != 0) {
-        if (c == '\\') {
-          k++;
-        } else if (c == quote) {
-          quote = 0;
-        }
-      } else if (c == '\'' || c == '"') {
-        quote = c;
-      } else if (c == '[' || c == '(') {
-        depth++;
-      } else if (c == ']' || c == ')') {
-        depth--;
-      } else if (depth == 0 && "!<>=".indexOf(c) >= 0) {
-        opStart = k;
-        break;
-      }
-    }
+    int opStart = findTopLevel(bodyStart, bodyEnd, c -> "!<>=".indexOf(c) >= 0);
     if (opStart < 0) {
       return new PathStep.Filter(operand(bodyStart, bodyEnd), "exists", null);
     }
