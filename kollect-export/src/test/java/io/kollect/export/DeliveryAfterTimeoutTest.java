@@ -4,7 +4,9 @@ import static io.kollect.export.TestRecords.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.kollect.extract.Record;
+import io.kollect.testing.SequencedRecordReceiver;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,13 +30,13 @@ class DeliveryAfterTimeoutTest {
   static final Duration SLOW = Duration.ofMillis(1500);
   static final int OBJECTS = 50;
 
-  SequenceHonouringReceiver receiver;
+  SequencedRecordReceiver receiver;
   Exporter exporter;
   final Map<String, Long> version = new HashMap<>();
 
   @BeforeEach
   void start() throws Exception {
-    receiver = new SequenceHonouringReceiver();
+    receiver = new SequencedRecordReceiver();
     exporter = Exporter.builder().closeTimeout(Duration.ofMillis(200)).build();
     exporter.addSink(new HttpSink("http", HttpSinkConfig.of(receiver.uri()).withTimeout(TIMEOUT)),
         SinkOptions.defaults().withLinger(Duration.ofMillis(20)).withHeartbeatInterval(Duration.ZERO)
@@ -63,7 +65,7 @@ class DeliveryAfterTimeoutTest {
     assertThat(exporter.awaitIdle(Duration.ofSeconds(10))).isTrue();
 
     // the receiver turns slow; objects keep changing, every write times out
-    receiver.delay = SLOW;
+    receiver.delay(SLOW);
     Random random = new Random(12);
     long deadline = System.nanoTime() + Duration.ofSeconds(4).toNanos();
     while (System.nanoTime() < deadline) {
@@ -75,18 +77,19 @@ class DeliveryAfterTimeoutTest {
     }
     // it recovers while a request it will still apply (late) is in progress, and every object
     // changes once more: the retry after that request's timeout carries the newest states
-    await().atMost(Duration.ofSeconds(10)).until(() -> receiver.inProgress.get() > 0);
-    receiver.delay = Duration.ZERO;
+    await().atMost(Duration.ofSeconds(10)).until(() -> receiver.inProgress() > 0);
+    receiver.delay(Duration.ZERO);
     version.replaceAll((name, v) -> v + 1);
     converge();
 
     assertThat(exporter.awaitIdle(Duration.ofSeconds(30))).isTrue();
-    await().atMost(Duration.ofSeconds(10)).until(() -> receiver.inProgress.get() == 0);
+    await().atMost(Duration.ofSeconds(10)).until(() -> receiver.inProgress() == 0);
 
-    Map<String, Record> held = receiver.snapshot();
+    Map<String, JsonNode> held = receiver.held();
     assertThat(held).hasSize(OBJECTS);
     for (Map.Entry<String, Long> e : version.entrySet()) {
-      Record r = held.get("t|" + TestRecords.key(e.getKey()));
+      Record r = RecordJson.MAPPER.treeToValue(held.get("t|" + TestRecords.key(e.getKey())),
+          Record.class);
       assertThat(TestRecords.seq(r)).as(e.getKey()).isEqualTo(e.getValue());
     }
     assertThat(receiver.unsequenced()).isZero();

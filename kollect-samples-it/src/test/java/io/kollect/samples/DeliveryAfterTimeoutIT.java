@@ -16,7 +16,7 @@ import io.kollect.export.HttpSink;
 import io.kollect.export.HttpSinkConfig;
 import io.kollect.export.SinkOptions;
 import io.kollect.extract.ProfileLoader;
-import java.net.URI;
+import io.kollect.testing.SequencedRecordReceiver;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -83,7 +83,7 @@ class DeliveryAfterTimeoutIT {
   }
 
   /** Objects whose state at the receiver differs from the cluster's. */
-  private static Map<String, String> differences(DeliveryReceiver receiver) {
+  private static Map<String, String> differences(SequencedRecordReceiver receiver) {
     Map<String, String> cluster = new HashMap<>();
     for (ConfigMap cm : client.configMaps().inNamespace(NAMESPACE).list().getItems()) {
       cluster.put(cm.getMetadata().getName(), cm.getData().get("v"));
@@ -109,10 +109,10 @@ class DeliveryAfterTimeoutIT {
           .withNewMetadata().withName(name(i)).endMetadata()
           .addToData("v", Long.toString(counter.incrementAndGet())).build()).create();
     }
-    try (DeliveryReceiver receiver = new DeliveryReceiver();
+    try (SequencedRecordReceiver receiver = new SequencedRecordReceiver();
         KollectEngine engine = KollectEngine.builder(client).cluster("it").build()) {
       engine.putProfile("configmaps", ProfileLoader.parse(PROFILE, "configmaps.yaml"));
-      engine.putSink(new HttpSink("receiver", HttpSinkConfig.of(URI.create(receiver.url()))
+      engine.putSink(new HttpSink("receiver", HttpSinkConfig.of(receiver.uri())
               .withTimeout(Duration.ofSeconds(1))),
           SinkOptions.defaults().withLinger(Duration.ofMillis(50))
               // no heartbeat: it would repair what this test must see delivered right
@@ -126,7 +126,7 @@ class DeliveryAfterTimeoutIT {
       await().atMost(WAIT).until(() -> differences(receiver).isEmpty());
 
       // the receiver turns slower than the sink's timeout while objects change at ~10/s
-      receiver.delay = Duration.ofMillis(2500);
+      receiver.delay(Duration.ofMillis(2500));
       Random random = new Random(12);
       for (int step = 0; step < 100; step++) {
         patch(name(random.nextInt(OBJECTS)));
@@ -136,7 +136,7 @@ class DeliveryAfterTimeoutIT {
       // change once more, so those late requests carry superseded states
       await().atMost(WAIT).until(() -> !receiver.namesInProgress().isEmpty());
       Set<String> late = receiver.namesInProgress();
-      receiver.delay = Duration.ZERO;
+      receiver.delay(Duration.ZERO);
       late.forEach(this::patch);
 
       await().atMost(WAIT).untilAsserted(() -> {

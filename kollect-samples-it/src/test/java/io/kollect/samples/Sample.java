@@ -100,11 +100,7 @@ record Sample(
 
   /** {@code Record.key()} of a record in its JSON form: group/kind/namespace/name. */
   static String key(JsonNode record) {
-    JsonNode ns = record.path("namespace");
-    return record.path("resource").path("group").asText() + "/"
-        + record.path("resource").path("kind").asText() + "/"
-        + (ns.isNull() || ns.isMissingNode() ? "" : ns.asText()) + "/"
-        + record.path("name").asText();
+    return io.kollect.testing.SequencedRecordReceiver.key(record);
   }
 
   @Override

@@ -1,6 +1,8 @@
 /**
  * Test support for Kollect's integration tests: {@link io.kollect.testing.TestApiServer} starts a
- * real kube-apiserver and etcd through {@code io.fabric8:kube-api-test} and hands out clients.
+ * real kube-apiserver and etcd through {@code io.fabric8:kube-api-test} and hands out clients;
+ * {@link io.kollect.testing.SequencedRecordReceiver} is a loopback HTTP receiver that applies
+ * records by their {@code sequence}, as the record format tells receivers to.
  * Modules use it in test scope only.
  */
 package io.kollect.testing;

@@ -1,12 +1,14 @@
-package io.kollect.samples;
+package io.kollect.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,31 +21,31 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.GZIPInputStream;
 
 /**
- * A loopback endpoint for an {@code http} sink that applies records as {@code
- * docs/record-format.md} tells receivers to: per (target, key) it keeps the largest {@code
- * sequence} seen, DELETEs included, and applies a record only when its sequence is larger; a
- * record without a sequence is applied in arrival order (what a receiver ignoring sequences does).
+ * A loopback endpoint for an {@code http} sink that applies records the way {@code
+ * docs/record-format.md} tells receivers to: per (target, record key) it keeps the largest {@code
+ * sequence} seen, DELETEs included, and applies a record only when its sequence is larger. A
+ * record without a sequence is applied in arrival order, as a receiver that ignores sequences
+ * would.
  *
- * <p>Requests are handled concurrently. While {@link #delay} is set, a request is applied only
- * after that delay and then answered, like a slow receiver that still completes requests its
- * client gave up on.
+ * <p>Requests are handled concurrently. A slow receiver is modelled faithfully: a request that
+ * arrives while {@link #delay(Duration)} is set is applied only after that delay and then answered,
+ * so a request the client gave up on (timeout) is still applied, late, possibly after a newer one.
  */
-final class DeliveryReceiver implements AutoCloseable {
+public final class SequencedRecordReceiver implements AutoCloseable {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "delivery-receiver");
+    Thread t = new Thread(r, "sequenced-record-receiver");
     t.setDaemon(true);
     return t;
   });
   private final HttpServer server;
-
-  /** How long a request arriving now waits before it is applied and answered. */
-  volatile Duration delay = Duration.ZERO;
-
+  private volatile Duration delay = Duration.ZERO;
   private final AtomicInteger inProgress = new AtomicInteger();
-  /** Object names of the records in requests being processed now. */
-  private final Map<Integer, Set<String>> namesInProgress = new ConcurrentHashMap<>();
   private final AtomicInteger requestIds = new AtomicInteger();
+  /** Object names of the records in requests being processed now, by request. */
+  private final Map<Integer, Set<String>> namesInProgress = new ConcurrentHashMap<>();
 
   // guarded by this
   private final Map<String, JsonNode> state = new HashMap<>();
@@ -51,7 +53,8 @@ final class DeliveryReceiver implements AutoCloseable {
   private int unsequenced;
   private int ignoredAsOlder;
 
-  DeliveryReceiver() throws IOException {
+  /** Starts listening on a free loopback port. */
+  public SequencedRecordReceiver() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
     server.createContext("/records", this::handle);
     server.setExecutor(executor);
@@ -59,8 +62,13 @@ final class DeliveryReceiver implements AutoCloseable {
   }
 
   /** The URL to give the {@code http} sink. */
-  String url() {
-    return "http://127.0.0.1:" + server.getAddress().getPort() + "/records";
+  public URI uri() {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/records");
+  }
+
+  /** How long a request arriving from now on waits before it is applied and answered. */
+  public void delay(Duration d) {
+    this.delay = d;
   }
 
   private void handle(HttpExchange ex) throws IOException {
@@ -68,11 +76,12 @@ final class DeliveryReceiver implements AutoCloseable {
     int id = requestIds.incrementAndGet();
     inProgress.incrementAndGet();
     try (ex) {
-      InputStream body = ex.getRequestBody();
-      if ("gzip".equalsIgnoreCase(ex.getRequestHeaders().getFirst("Content-Encoding"))) {
-        body = new GZIPInputStream(body);
+      JsonNode batch;
+      try (InputStream raw = ex.getRequestBody();
+          InputStream in = "gzip".equalsIgnoreCase(ex.getRequestHeaders().getFirst("Content-Encoding"))
+              ? new GZIPInputStream(raw) : raw) {
+        batch = JSON.readTree(in);
       }
-      JsonNode batch = Sample.JSON.readTree(body.readAllBytes());
       Set<String> names = new HashSet<>();
       batch.forEach(r -> names.add(r.path("name").asText()));
       namesInProgress.put(id, names);
@@ -91,9 +100,10 @@ final class DeliveryReceiver implements AutoCloseable {
     }
   }
 
+  /** The documented rule: upsert or delete only if newer; remember the largest sequence per key. */
   private synchronized void apply(JsonNode batch) {
     for (JsonNode r : batch) {
-      String key = r.path("target").asText() + "|" + Sample.key(r);
+      String key = r.path("target").asText() + "|" + key(r);
       JsonNode seq = r.get("sequence");
       if (seq == null || seq.isNull()) {
         unsequenced++;
@@ -112,30 +122,46 @@ final class DeliveryReceiver implements AutoCloseable {
     }
   }
 
-  /** Requests being processed (received, not yet applied and answered). */
-  int inProgress() {
+  /** A record's key as {@code docs/record-format.md} defines it: {@code group/kind/namespace/name}. */
+  public static String key(JsonNode record) {
+    JsonNode ns = record.path("namespace");
+    return record.path("resource").path("group").asText() + "/"
+        + record.path("resource").path("kind").asText() + "/"
+        + (ns.isNull() || ns.isMissingNode() ? "" : ns.asText()) + "/"
+        + record.path("name").asText();
+  }
+
+  /** Requests being processed now (received, not yet applied and answered). */
+  public int inProgress() {
     return inProgress.get();
   }
 
   /** The object names in the requests being processed now. */
-  Set<String> namesInProgress() {
+  public Set<String> namesInProgress() {
     Set<String> out = new HashSet<>();
     namesInProgress.values().forEach(out::addAll);
     return out;
   }
 
-  /** The live records held, by object name (one target, one namespace). */
-  synchronized Map<String, JsonNode> byName() {
+  /** The live records held, by {@code target|key}. */
+  public synchronized Map<String, JsonNode> held() {
+    return new HashMap<>(state);
+  }
+
+  /** The live records held, by object name (for a receiver fed by one target and namespace). */
+  public synchronized Map<String, JsonNode> byName() {
     Map<String, JsonNode> out = new HashMap<>();
     state.values().forEach(r -> out.put(r.path("name").asText(), r));
     return out;
   }
 
-  synchronized int unsequenced() {
+  /** Records that came without a sequence. */
+  public synchronized int unsequenced() {
     return unsequenced;
   }
 
-  synchronized int ignoredAsOlder() {
+  /** Records refused because a newer state of their key had been applied already. */
+  public synchronized int ignoredAsOlder() {
     return ignoredAsOlder;
   }
 
