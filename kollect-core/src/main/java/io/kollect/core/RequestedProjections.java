@@ -103,6 +103,11 @@ final class RequestedProjections {
     }
 
     @Override
+    public GenericKubernetesResource get(String namespace, String name) {
+      return lease.get(namespace, name);
+    }
+
+    @Override
     public boolean hasSynced() {
       return lease.hasSynced();
     }

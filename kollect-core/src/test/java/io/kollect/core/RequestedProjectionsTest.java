@@ -24,6 +24,11 @@ class RequestedProjectionsTest {
     }
 
     @Override
+    public GenericKubernetesResource get(String namespace, String name) {
+      return null;
+    }
+
+    @Override
     public boolean hasSynced() {
       return true;
     }

@@ -77,6 +77,14 @@ class TargetReconcilerTest {
     }
 
     @Override
+    public GenericKubernetesResource get(String namespace, String name) {
+      return cache.projected().stream()
+          .filter(o -> java.util.Objects.equals(o.getMetadata().getNamespace(), namespace)
+              && o.getMetadata().getName().equals(name))
+          .findFirst().orElse(null);
+    }
+
+    @Override
     public boolean hasSynced() {
       return cache.synced;
     }

@@ -293,6 +293,100 @@ public final class Exporter implements AutoCloseable {
   }
 
   /**
+   * Applies a change to the target's desired set without touching any other key: each of {@code
+   * upserts} replaces the record of its key, each of {@code deletedKeys} leaves the set (a DELETE
+   * goes to every sink that was handed the key). Costs O(changed × sinks), whatever the size of
+   * the set, which is what makes per-event export cheap.
+   *
+   * <p>Unlike {@link #converge}, this never concludes that an unmentioned key is gone, so it may
+   * run while the target's set is still being listed (keys known from a checkpoint are neither
+   * re-sent nor tombstoned until the first {@code converge}). A sink named here for the first
+   * time receives only these changes; sinks no longer named forget this target. Call {@code
+   * converge} when the sink set changes, so newly named sinks receive the whole set.
+   *
+   * @throws IllegalArgumentException when an upsert is not an UPSERT or has no content hash
+   */
+  public void update(String target, Set<String> sinkNames, Collection<Record> upserts,
+      Collection<String> deletedKeys) {
+    Objects.requireNonNull(target, "target");
+    Objects.requireNonNull(sinkNames, "sinkNames");
+    Objects.requireNonNull(upserts, "upserts");
+    Objects.requireNonNull(deletedKeys, "deletedKeys");
+    ensureOpen();
+    Map<String, Record> changed = index(target, upserts);
+    Set<String> sinks = Set.copyOf(sinkNames);
+    while (true) {
+      TargetState ts = targets.computeIfAbsent(target, TargetState::new);
+      synchronized (ts) {
+        if (ts.discarded) {
+          continue;
+        }
+        updateLocked(ts, sinks, changed, deletedKeys);
+        return;
+      }
+    }
+  }
+
+  /** Caller holds {@code ts}'s monitor. */
+  private void updateLocked(TargetState ts, Set<String> sinks, Map<String, Record> changed,
+      Collection<String> deletedKeys) {
+    ts.removing = false;
+    if (!(ts.current instanceof LinkedHashMap)) {
+      ts.current = new LinkedHashMap<>(ts.current);
+    }
+    ts.current.putAll(changed);
+    for (String key : deletedKeys) {
+      ts.current.remove(key);
+    }
+    if (!sinks.equals(ts.requestedSinks)) {
+      for (Iterator<Map.Entry<String, SinkState>> it = ts.bySink.entrySet().iterator();
+          it.hasNext(); ) {
+        Map.Entry<String, SinkState> e = it.next();
+        if (!sinks.contains(e.getKey())) {
+          forget(e.getValue());
+          it.remove();
+        }
+      }
+      ts.requestedSinks = sinks;
+    }
+    Instant now = clock.instant();
+    for (String sink : sinks) {
+      DeliveryChannel channel = channels.get(sink);
+      if (channel == null) {
+        if (warnedUnknownSinks.add(sink)) {
+          LOG.warn("target {} names sink {}, which is not configured; its records are sent once "
+              + "the sink is added", ts.target, sink);
+        }
+        continue;
+      }
+      SinkState st = ts.bySink.computeIfAbsent(sink,
+          k -> new SinkState(ts.target, k, loadCheckpoint(ts.target, k)));
+      List<Pending> out = new ArrayList<>();
+      for (Map.Entry<String, Record> e : changed.entrySet()) {
+        String key = e.getKey();
+        Record r = e.getValue();
+        ExportedEntry prev = st.enqueued.get(key);
+        if (prev == null || !r.contentHash().equals(prev.contentHash())) {
+          Record sent = r.withSequence(sequences.next());
+          ExportedEntry entry = ExportedEntry.of(sent);
+          st.enqueued.put(key, entry);
+          out.add(new Pending(st, key, sent, entry));
+          st.lastSent.put(key, now);
+        }
+      }
+      for (String key : deletedKeys) {
+        ExportedEntry prev = st.enqueued.remove(key);
+        if (prev != null) {
+          st.lastSent.remove(key);
+          Record tombstone = tombstone(ts.target, prev).withSequence(sequences.next());
+          out.add(new Pending(st, key, tombstone, prev));
+        }
+      }
+      channel.enqueue(out);
+    }
+  }
+
+  /**
    * Stops exporting a target. With {@code sendTombstones} every sink that holds its records gets a
    * DELETE for each (including keys only known from a checkpoint) and the checkpoints are removed
    * once those are acknowledged; without, the target's state and checkpoints are simply forgotten.

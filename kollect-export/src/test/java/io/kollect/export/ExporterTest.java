@@ -65,6 +65,30 @@ class ExporterTest {
   }
 
   @Test
+  void updateSendsOnlyTheChangedKeysAndNeverTombstonesAnUnmentionedKey() {
+    RecordingSink sink = new RecordingSink("s");
+    exporter.addSink(sink, FAST);
+    converge("t", Set.of("s"), List.of(record("t", "a", 1), record("t", "b", 1), record("t", "c", 1)));
+    sink.clear();
+
+    exporter.update("t", Set.of("s"), List.of(record("t", "a", 2), record("t", "c", 1),
+        record("t", "d", 1)), List.of("no-such-key", key("b")));
+    assertThat(exporter.awaitIdle(WAIT)).isTrue();
+
+    // c is unchanged, so only a and d are sent; b is tombstoned; nothing else is touched
+    assertThat(sink.received).extracting(Record::key, Record::op).containsExactlyInAnyOrder(
+        org.assertj.core.groups.Tuple.tuple(key("a"), Op.UPSERT),
+        org.assertj.core.groups.Tuple.tuple(key("d"), Op.UPSERT),
+        org.assertj.core.groups.Tuple.tuple(key("b"), Op.DELETE));
+    sink.clear();
+
+    // the updated set is what a full converge now compares against: nothing left to send
+    converge("t", Set.of("s"), List.of(record("t", "a", 2), record("t", "c", 1),
+        record("t", "d", 1)));
+    assertThat(sink.received).isEmpty();
+  }
+
+  @Test
   void changedRecordIsSentAndVanishedKeyGetsTombstoneBuiltFromRememberedEntry() {
     RecordingSink sink = new RecordingSink("s");
     exporter.addSink(sink, FAST);

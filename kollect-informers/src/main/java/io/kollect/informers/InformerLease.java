@@ -16,6 +16,14 @@ public interface InformerLease extends AutoCloseable {
   List<GenericKubernetesResource> list();
 
   /**
+   * The cached state of one object in the lease's scope ({@code namespace} {@code null} for a
+   * cluster-scoped object), projected like {@link #list()}; {@code null} when it is not cached.
+   * Before the lease has synced it may answer from the informer that is still listing: the
+   * object exists, but its absence proves nothing.
+   */
+  GenericKubernetesResource get(String namespace, String name);
+
+  /**
    * Whether every informer behind the lease has completed its initial list under a projection
    * that keeps every path the lease reads.
    */

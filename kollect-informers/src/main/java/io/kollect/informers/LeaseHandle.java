@@ -45,6 +45,11 @@ final class LeaseHandle implements InformerLease {
   }
 
   @Override
+  public GenericKubernetesResource get(String namespace, String name) {
+    return closed.get() ? null : state.get(this, namespace, name);
+  }
+
+  @Override
   public boolean hasSynced() {
     return status().synced();
   }

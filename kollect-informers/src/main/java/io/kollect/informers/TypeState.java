@@ -469,6 +469,26 @@ final class TypeState {
 
   // ---------------------------------------------------------------- reads and events
 
+  /**
+   * The newest cached state of one object in the lease's scope, from an informer that keeps every
+   * path the lease reads: the active one, or while the type is still listing for the first time,
+   * the one that is listing. {@code null} when not cached (or not in scope).
+   */
+  GenericKubernetesResource get(LeaseHandle l, String namespace, String name) {
+    String key = namespace == null ? name : namespace + "/" + name;
+    for (Map<String, InformerHandle> handles : List.of(active, pendingView)) {
+      InformerHandle h = handles.get(ALL);
+      if (h == null && namespace != null) {
+        h = handles.get(namespace);
+      }
+      if (h != null && !h.stopped && l.coveredBy(h.projection)) {
+        GenericKubernetesResource obj = h.store.get(key);
+        return obj != null && l.accepts(obj) ? obj : null;
+      }
+    }
+    return null;
+  }
+
   List<GenericKubernetesResource> read(LeaseHandle l) {
     Map<String, InformerHandle> a = active;
     List<GenericKubernetesResource> out = new ArrayList<>();
@@ -545,13 +565,27 @@ final class TypeState {
   private void deliver(InformerHandle source, ResourceEvent.Kind kind, GenericKubernetesResource obj,
       GenericKubernetesResource previous) {
     ObjectMeta m = obj.getMetadata();
-    ResourceEvent event = new ResourceEvent(kind, type, m.getNamespace(), m.getName());
+    // handlers get the object as it came from the wire; leases read what the cache keeps of it
+    GenericKubernetesResource cached = kind == ResourceEvent.Kind.DELETED || source == null
+        ? obj : source.store.get(Cache.metaNamespaceKeyFunc(obj));
+    if (cached == null) {
+      cached = obj;
+    }
+    ResourceEvent event = new ResourceEvent(kind, type, m.getNamespace(), m.getName(), cached);
+    ResourceEvent left = null;
     for (LeaseHandle l : leases) {
       if (source != null && !l.coveredBy(source.projection)) {
         continue;
       }
-      if (l.accepts(obj) || (previous != null && l.accepts(previous))) {
+      if (l.accepts(obj)) {
         l.deliver(event);
+      } else if (previous != null && l.accepts(previous)) {
+        // the object left this lease's scope (its labels changed): a delete for this lease
+        if (left == null) {
+          left = new ResourceEvent(ResourceEvent.Kind.DELETED, type, m.getNamespace(),
+              m.getName(), cached);
+        }
+        l.deliver(left);
       }
     }
   }
