@@ -7,14 +7,17 @@ import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
  * One fabric8 informer over one scope (all namespaces, or one namespace) of one type, with the
  * store shape it was started with. Its events go to the owning {@link TypeState}.
  */
-final class InformerHandle {
+final class InformerHandle implements InformerSet.Member {
 
   /** Where the handle is in a scope change: started, serving reads, or being drained. */
   enum Phase {
@@ -27,18 +30,18 @@ final class InformerHandle {
   }
 
   final TypeState owner;
-  /** {@link TypeState#ALL} or a namespace. */
-  final String scope;
-  final ObjectProjection projection;
+  /** {@link ScopePlanner#ALL} or a namespace. */
+  private final String scope;
+  private final ObjectProjection projection;
   final TrimmingItemStore store;
-  final SharedIndexInformer<GenericKubernetesResource> informer;
+  private final SharedIndexInformer<GenericKubernetesResource> informer;
   final WatchLiveness liveness;
 
-  volatile Phase phase = Phase.PENDING;
-  volatile boolean synced;
-  volatile boolean stopped;
+  private volatile Phase phase = Phase.PENDING;
+  private volatile boolean synced;
+  private volatile boolean stopped;
   /** Whether the last liveness check found the watch stalled (planner thread). */
-  boolean reportedStalled;
+  private boolean reportedStalled;
 
   InformerHandle(TypeState owner, KubernetesClient client, ResourceDefinitionContext context,
       String scope, ObjectProjection projection, InformerOptions options) {
@@ -50,7 +53,7 @@ final class InformerHandle {
         reason -> owner.onWatchRestart(this, reason));
     MixedOperation<GenericKubernetesResource, ?, ?> op = client.genericKubernetesResources(context);
     Informable<GenericKubernetesResource> informable =
-        TypeState.ALL.equals(scope) ? op.inAnyNamespace() : op.inNamespace(scope);
+        ScopePlanner.ALL.equals(scope) ? op.inAnyNamespace() : op.inNamespace(scope);
     this.informer = LivenessListerWatcher.informer(informable, liveness, options.listPageSize(),
         options.resyncPeriod().toMillis());
     informer.itemStore(store);
@@ -86,13 +89,76 @@ final class InformerHandle {
     return informer.start();
   }
 
-  void stop() {
+  /** Stops the informer; true the first time. */
+  synchronized boolean stop() {
+    if (stopped) {
+      return false;
+    }
     stopped = true;
     informer.stop();
+    return true;
+  }
+
+  boolean stopped() {
+    return stopped;
+  }
+
+  /** Its initial list completed (planner thread). */
+  void markSynced() {
+    synced = true;
+  }
+
+  @Override
+  public String scope() {
+    return scope;
+  }
+
+  @Override
+  public ObjectProjection projection() {
+    return projection;
+  }
+
+  @Override
+  public boolean synced() {
+    return synced;
+  }
+
+  @Override
+  public void activate() {
+    phase = Phase.ACTIVE;
+  }
+
+  @Override
+  public void retire() {
+    phase = Phase.RETIRED;
+  }
+
+  Phase phase() {
+    return phase;
+  }
+
+  @Override
+  public WatchLiveness.Stall stall(Instant now) {
+    return stopped ? null : liveness.stalled(now);
+  }
+
+  /** Records whether the watch is stalled now; true when that changed (planner thread). */
+  boolean noteStalled(boolean stalledNow) {
+    boolean changed = stalledNow != reportedStalled;
+    reportedStalled = stalledNow;
+    return changed;
+  }
+
+  /** The cached objects of one namespace (all of them for a namespace-scoped informer). */
+  List<GenericKubernetesResource> objectsIn(String namespace) {
+    if (!ScopePlanner.ALL.equals(scope)) {
+      return namespace.equals(scope) ? store.values().toList() : List.of();
+    }
+    return informer.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace);
   }
 
   @Override
   public String toString() {
-    return owner.type + (TypeState.ALL.equals(scope) ? " (all namespaces)" : " in " + scope);
+    return owner.type + (ScopePlanner.ALL.equals(scope) ? " (all namespaces)" : " in " + scope);
   }
 }

@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Shared dynamic informers for one cluster, handed out as {@link InformerLease leases}.
  *
- * <p>There is one informer per resource type however many leases share it: cluster-wide when any
- * lease reads all namespaces, otherwise one per namespace in the union of the leases' namespaces,
- * and per readable namespace when cluster-wide list/watch is forbidden. Leases filter further by
+ * <p>Informers are shared by every lease of a type, by one rule: one cluster-wide informer when any
+ * lease reads all namespaces or the union of the leases' namespaces is larger than
+ * {@link InformerOptions#clusterWideThreshold()}, otherwise one per namespace of that union; per
+ * readable namespace when cluster-wide list/watch is forbidden. Leases filter further by
  * namespace, label selector and name when reading and when receiving events. When the last lease
  * of a type is closed its informers stop after {@link InformerOptions#releaseGrace()} and their
  * cache is released; a new lease within the grace period reuses them.
@@ -134,6 +135,10 @@ public final class InformerRegistry implements AutoCloseable {
       throw new IllegalArgumentException("options.watchLiveness: must be a whole number of seconds, "
           + "at least 1 s (the API server's timeoutSeconds), was " + w);
     }
+    if (o.clusterWideThreshold() < 0) {
+      throw new IllegalArgumentException("options.clusterWideThreshold: must be zero or positive, was "
+          + o.clusterWideThreshold());
+    }
     if (o.listPageSize() < 1) {
       throw new IllegalArgumentException("options.listPageSize: must be at least 1, was " + o.listPageSize());
     }
@@ -170,7 +175,7 @@ public final class InformerRegistry implements AutoCloseable {
     TypeState state = types.compute(request.type(), (type, existing) -> {
       TypeState s = existing == null ? new TypeState(this, type) : existing;
       created[0] = new LeaseHandle(s, request, listener, selector);
-      s.leases.add(created[0]);
+      s.join(created[0]);
       return s;
     });
     state.schedulePlan();
@@ -192,7 +197,7 @@ public final class InformerRegistry implements AutoCloseable {
       throw new IllegalArgumentException("request.type.kind: must not be empty");
     }
     for (String ns : request.namespaces()) {
-      if (ns == null || ns.isBlank() || TypeState.ALL.equals(ns)) {
+      if (ns == null || ns.isBlank() || ScopePlanner.ALL.equals(ns)) {
         throw new IllegalArgumentException("request.namespaces: invalid namespace '" + ns
             + "' (leave the set empty for all namespaces)");
       }
@@ -217,7 +222,7 @@ public final class InformerRegistry implements AutoCloseable {
   /** Whether every lease has synced (types not served or wholly forbidden count as synced). */
   public boolean allSynced() {
     for (TypeState s : types.values()) {
-      for (LeaseHandle l : s.leases) {
+      for (LeaseHandle l : s.leases()) {
         if (!l.hasSynced()) {
           return false;
         }
@@ -240,7 +245,7 @@ public final class InformerRegistry implements AutoCloseable {
     WatchLiveness.Stall stall = crd == null ? null : crd.stalled(now);
     if (stall != null) {
       // new custom resource types go unnoticed while it lasts
-      out.add(new StalledWatch(CRD_TYPE, TypeState.ALL, stall.silentSince(), stall.reason()));
+      out.add(new StalledWatch(CRD_TYPE, ScopePlanner.ALL, stall.silentSince(), stall.reason()));
     }
     return out;
   }
@@ -338,17 +343,13 @@ public final class InformerRegistry implements AutoCloseable {
     }
   }
 
-  void release(LeaseHandle lease) {
-    lease.state.leases.remove(lease);
-    lease.state.schedulePlan();
-  }
 
   /** Removes {@code state} if no lease joined meanwhile (atomic with {@link #lease}). */
   boolean removeIfUnused(TypeState state) {
     boolean[] removed = {false};
     types.computeIfPresent(state.type, (type, existing) -> {
-      if (existing == state && existing.leases.isEmpty()) {
-        existing.removed = true;
+      if (existing == state && !existing.hasLeases()) {
+        existing.markRemoved();
         removed[0] = true;
         return null;
       }
@@ -436,9 +437,7 @@ public final class InformerRegistry implements AutoCloseable {
     }
     for (TypeState s : types.values()) {
       if (s.type.group().equals(group)) {
-        s.rediscover = true;
-        s.typeEventHint = true;
-        s.schedulePlan();
+        s.typeChanged();
       }
     }
   }
@@ -446,8 +445,7 @@ public final class InformerRegistry implements AutoCloseable {
   private void recheckNotServed() {
     for (TypeState s : types.values()) {
       if (s.notServed()) {
-        s.rediscover = true;
-        s.schedulePlan();
+        s.rediscover();
       }
     }
   }

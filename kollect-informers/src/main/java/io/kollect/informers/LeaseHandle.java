@@ -19,8 +19,8 @@ final class LeaseHandle implements InformerLease {
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /** Whether a plan has taken this lease into account (before that it cannot be synced). */
-  volatile boolean planned;
-  volatile LeaseStatus lastPublished;
+  private volatile boolean planned;
+  private LeaseStatus lastPublished;
   /** The last projection asked about in {@link #coveredBy} and the answer (informer threads). */
   private volatile Coverage coverage;
 
@@ -62,7 +62,7 @@ final class LeaseHandle implements InformerLease {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      state.registry.release(this);
+      state.release(this);
     }
   }
 
@@ -108,10 +108,21 @@ final class LeaseHandle implements InformerLease {
     }
   }
 
-  void notifyStatus(LeaseStatus status) {
-    if (closed.get()) {
+  /** A plan has taken this lease into account. */
+  void markPlanned() {
+    planned = true;
+  }
+
+  boolean planned() {
+    return planned;
+  }
+
+  /** Tells the listener {@code status} unless it was the last one told (planner thread). */
+  void publish(LeaseStatus status) {
+    if (status.equals(lastPublished) || closed.get()) {
       return;
     }
+    lastPublished = status;
     try {
       listener.onStatusChange(status);
     } catch (RuntimeException e) {

@@ -1,26 +1,21 @@
 package io.kollect.informers;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.kollect.informers.ApiDiscovery.TypeInfo;
-import io.kollect.informers.InformerHandle.Phase;
 import io.kollect.informers.LeaseStatus.Skipped;
 import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,46 +24,44 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything the registry knows about one resource type: its leases, what discovery and RBAC
- * said, and the informers that currently serve it.
+ * One resource type of the registry: the chain plan → informers → events and status, in the
+ * manner of fabric8's Reflector → store → processor. {@link ScopePlanner} decides which scopes
+ * and projection should run (a pure function), {@link InformerSet} runs them make-before-break,
+ * {@link SwitchOver} tells leases what a switch changed, {@link EventRouter} hands each event to the
+ * leases it concerns, {@link LeaseStatuses} computes what a lease reports. This class asks the API
+ * server (discovery, access reviews), schedules re-plans and wires the pieces.
  *
  * <p>Threading: every state change happens in {@link #plan()} and the callbacks it schedules, all
  * on the registry's single planner thread, so no lock is needed and none is ever held across an
- * API call. Informer threads only read the volatile snapshots ({@link #active}, ...) to filter and
- * deliver events; lease readers do the same.
+ * API call. Informer threads only read the volatile snapshots to filter and deliver events;
+ * lease readers do the same.
  */
 final class TypeState {
 
-  static final String ALL = "*";
-  /** How long a replaced informer keeps delivering after its successor took over. */
-  static final Duration DRAIN = Duration.ofSeconds(2);
   private static final int MAX_FOLLOW_UPS = 5;
   private static final Logger log = LoggerFactory.getLogger(TypeState.class);
 
   final InformerRegistry registry;
   final ResourceType type;
-  final Set<LeaseHandle> leases = ConcurrentHashMap.newKeySet();
+  private final Set<LeaseHandle> leases = ConcurrentHashMap.newKeySet();
+  private final EventRouter router;
+  private final InformerSet<InformerHandle> informers;
   private final AtomicBoolean planQueued = new AtomicBoolean();
 
   /** Set by anything that suspects discovery changed; the next plan re-resolves the type. */
-  volatile boolean rediscover = true;
+  private volatile boolean rediscover = true;
   /** Set when a CRD event hinted at a change; bounded re-checks follow if discovery lags. */
-  volatile boolean typeEventHint;
-  volatile boolean removed;
+  private volatile boolean typeEventHint;
+  private volatile boolean removed;
 
   // written on the planner thread only, read anywhere
   private volatile TypeInfo info;
-  private volatile Map<String, InformerHandle> active = Map.of();
-  private volatile Map<String, InformerHandle> pendingView = Map.of();
   private volatile List<Skipped> skipped = List.of();
   /** The projection of the active informers' caches ({@code null}: none), and its version. */
   private volatile ObjectProjection activeProjection;
   private volatile long projectionVersion;
-  final Set<InformerHandle> draining = ConcurrentHashMap.newKeySet();
 
   // planner thread only
-  private final Map<String, InformerHandle> pending = new HashMap<>();
-  private Set<String> desiredKeys = Set.of();
   private ScheduledFuture<?> graceStop;
   private ScheduledFuture<?> retry;
   private int followUpsLeft;
@@ -77,6 +70,46 @@ final class TypeState {
   TypeState(InformerRegistry registry, ResourceType type) {
     this.registry = registry;
     this.type = type;
+    this.router = new EventRouter(type);
+    this.informers = new InformerSet<>(this::startHandle, this::stopHandle);
+  }
+
+  // ---------------------------------------------------------------- leases (any thread)
+
+  void join(LeaseHandle lease) {
+    leases.add(lease);
+    router.leases(leases);
+  }
+
+  void release(LeaseHandle lease) {
+    leases.remove(lease);
+    router.leases(leases);
+    schedulePlan();
+  }
+
+  boolean hasLeases() {
+    return !leases.isEmpty();
+  }
+
+  Set<LeaseHandle> leases() {
+    return leases;
+  }
+
+  /** Discovery may have changed (a CRD of the type's group changed): re-resolve, with follow-ups. */
+  void typeChanged() {
+    rediscover = true;
+    typeEventHint = true;
+    schedulePlan();
+  }
+
+  /** Re-resolve the type through discovery at the next plan. */
+  void rediscover() {
+    rediscover = true;
+    schedulePlan();
+  }
+
+  void markRemoved() {
+    removed = true;
   }
 
   // ---------------------------------------------------------------- planning (planner thread)
@@ -120,7 +153,7 @@ final class TypeState {
       publishStatuses();
       return;
     }
-    snapshot.forEach(l -> l.planned = true);
+    snapshot.forEach(LeaseHandle::markPlanned);
     publishStatuses();
   }
 
@@ -150,89 +183,28 @@ final class TypeState {
       return;
     }
     followUpsLeft = 0;
-    boolean allNamespaces = !current.namespaced()
-        || snapshot.stream().anyMatch(l -> l.request().namespaces().isEmpty());
-    List<Skipped> skip = new ArrayList<>();
-    Set<String> keys = new LinkedHashSet<>();
+    String plural = current.plural();
     AccessReview access = registry.access();
-    if (allNamespaces) {
-      AccessReview.Decision cluster = access.listWatch(type.group(), current.plural(), null);
-      if (cluster.allowed()) {
-        keys.add(ALL);
-      } else if (!current.namespaced()) {
-        skip.add(new Skipped(ALL, Skipped.FORBIDDEN, cluster.detail()));
-      } else {
-        // per namespace: the ones leases name explicitly, plus every namespace if we may list them
-        Set<String> candidates = new TreeSet<>();
-        snapshot.forEach(l -> candidates.addAll(l.request().namespaces()));
-        var namespaces = access.namespaceNames();
-        if (namespaces.isPresent()) {
-          candidates.addAll(namespaces.get());
-        } else {
-          skip.add(new Skipped(ALL, Skipped.FORBIDDEN, cluster.detail()
-              + ", and namespaces cannot be listed to find readable ones"));
-        }
-        checkNamespaces(candidates, current, keys, skip);
-      }
-    } else {
-      Set<String> union = new TreeSet<>();
-      snapshot.forEach(l -> union.addAll(l.request().namespaces()));
-      checkNamespaces(union, current, keys, skip);
-    }
+    ScopePlanner.Plan plan = ScopePlanner.plan(
+        snapshot.stream().map(LeaseHandle::request).toList(), current,
+        new ScopePlanner.Access() {
+          @Override
+          public AccessReview.Decision listWatch(String namespace) {
+            return access.listWatch(type.group(), plural, namespace);
+          }
+
+          @Override
+          public Optional<List<String>> namespaceNames() {
+            return access.namespaceNames();
+          }
+        },
+        registry.options().clusterWideThreshold());
     info = current;
-    applyDesired(keys, projectionFor(snapshot));
-    skipped = List.copyOf(skip);
-    if (!skip.isEmpty()) {
-      retryIn(registry.options().forbiddenRetry());
+    onSwitch(informers.apply(plan.scopes(), plan.projection()));
+    skipped = plan.skipped();
+    if (!plan.skipped().isEmpty()) {
+      retryIn(registry.options().forbiddenRetry(), true);
     }
-  }
-
-  private void checkNamespaces(Iterable<String> namespaces, TypeInfo current, Set<String> keys,
-      List<Skipped> skip) {
-    for (String ns : namespaces) {
-      AccessReview.Decision d = registry.access().listWatch(type.group(), current.plural(), ns);
-      if (d.allowed()) {
-        keys.add(ns);
-      } else {
-        skip.add(new Skipped(ns, Skipped.FORBIDDEN, d.detail()));
-      }
-    }
-  }
-
-  private static ObjectProjection projectionFor(List<LeaseHandle> snapshot) {
-    List<List<String>> paths = new ArrayList<>();
-    for (LeaseHandle l : snapshot) {
-      if (l.request().keepPaths() == null) {
-        return ObjectProjection.full();
-      }
-      paths.addAll(l.request().keepPaths());
-    }
-    return ObjectProjection.of(paths);
-  }
-
-  /**
-   * Starts informers for scopes (or store shapes) not served yet; the active set switches over
-   * only when all of them have synced, so leases that stay never see a gap.
-   */
-  private void applyDesired(Set<String> keys, ObjectProjection projection) {
-    desiredKeys = Set.copyOf(keys);
-    for (var it = pending.entrySet().iterator(); it.hasNext(); ) {
-      InformerHandle p = it.next().getValue();
-      if (!keys.contains(p.scope) || !p.projection.equals(projection)) {
-        stopHandle(p);
-        it.remove();
-      }
-    }
-    Map<String, InformerHandle> current = active;
-    for (String key : keys) {
-      InformerHandle a = current.get(key);
-      if ((a != null && a.projection.equals(projection)) || pending.containsKey(key)) {
-        continue;
-      }
-      pending.put(key, startHandle(key, projection));
-    }
-    pendingView = Map.copyOf(pending);
-    promoteIfReady();
   }
 
   private InformerHandle startHandle(String scope, ObjectProjection projection) {
@@ -253,68 +225,35 @@ final class TypeState {
   }
 
   private void onStarted(InformerHandle h, Throwable failure) {
-    if (failure != null || h.stopped) {
+    if (failure != null || h.stopped()) {
       return;
     }
-    h.synced = true;
-    promoteIfReady();
+    h.markSynced();
+    onSwitch(informers.onSynced(h));
     publishStatuses();
   }
 
-  private void promoteIfReady() {
-    for (InformerHandle p : pending.values()) {
-      if (!p.synced) {
-        return;
-      }
-    }
-    Map<String, InformerHandle> old = active;
-    Map<String, InformerHandle> next = new LinkedHashMap<>();
-    for (String key : desiredKeys) {
-      InformerHandle h = pending.containsKey(key) ? pending.get(key) : old.get(key);
-      if (h != null) {
-        h.phase = Phase.ACTIVE;
-        next.put(key, h);
-      }
-    }
-    if (next.equals(old) && pending.isEmpty()) {
+  /** The active set switched: tell leases what changed, stop what was replaced. */
+  private void onSwitch(InformerSet.Switch<InformerHandle> change) {
+    if (change == null) {
       return;
     }
-    pending.clear();
-    pendingView = Map.of();
-    active = Map.copyOf(next);
-    noteProjection(next.isEmpty() ? null : next.values().iterator().next().projection);
-    List<InformerHandle> retired = new ArrayList<>();
-    for (InformerHandle h : old.values()) {
-      if (next.get(h.scope) != h) {
-        h.phase = Phase.RETIRED;
-        retired.add(h);
-      }
-    }
-    if (!retired.isEmpty()) {
-      draining.addAll(retired);
-      registry.schedule(() -> retired.forEach(h -> {
-        draining.remove(h);
-        stopHandle(h);
-      }), DRAIN);
-    }
+    Map<String, InformerHandle> now = change.after();
+    noteProjection(now.isEmpty() ? null : now.values().iterator().next().projection());
+    SwitchOver.reconcile(change, router);
+    change.retired().forEach(this::stopHandle);
     reportCachedObjects();
   }
 
   private void goNotServed(String detail) {
-    pending.values().forEach(this::stopHandle);
-    pending.clear();
-    pendingView = Map.of();
-    desiredKeys = Set.of();
-    Map<String, InformerHandle> old = active;
-    active = Map.of();
+    Map<String, InformerHandle> old = informers.clear();
     noteProjection(null);
     for (InformerHandle h : old.values()) {
-      h.phase = Phase.RETIRED;
       stopHandle(h);
       // the type is gone: whatever the cache still held no longer exists for consumers
-      h.store.values().forEach(obj -> deliver(null, ResourceEvent.Kind.DELETED, obj, null));
+      h.store.values().forEach(obj -> router.route(ResourceEvent.Kind.DELETED, obj, null, l -> true));
     }
-    skipped = List.of(new Skipped(ALL, Skipped.NOT_SERVED, detail));
+    skipped = List.of(new Skipped(ScopePlanner.ALL, Skipped.NOT_SERVED, detail));
     if (!old.isEmpty()) {
       log.info("{} is no longer served; stopped its informers", type);
       reportCachedObjects();
@@ -330,10 +269,6 @@ final class TypeState {
       activeProjection = projection;
       projectionVersion = registry.nextProjectionVersion();
     }
-  }
-
-  private void retryIn(Duration delay) {
-    retryIn(delay, true);
   }
 
   private void retryIn(Duration delay, boolean rediscoverThen) {
@@ -364,80 +299,38 @@ final class TypeState {
   /** Stops every informer of this type (registry close, or last lease gone). Any thread. */
   void stopAll() {
     removed = true;
-    if (retry != null) {
-      retry.cancel(false);
+    ScheduledFuture<?> r = retry;
+    if (r != null) {
+      r.cancel(false);
     }
-    active.values().forEach(this::stopHandle);
-    pendingView.values().forEach(this::stopHandle);
-    draining.forEach(this::stopHandle);
-    active = Map.of();
-    pendingView = Map.of();
-    draining.clear();
+    informers.stopAll();
     registry.options().metrics().cachedObjects(type, 0);
   }
 
   private void stopHandle(InformerHandle h) {
-    synchronized (h) {
-      if (h.stopped) {
-        return;
-      }
-      h.stop();
+    if (h.stop()) {
+      registry.informerStopped(type);
     }
-    registry.informerStopped(type);
   }
 
   // ---------------------------------------------------------------- status
 
   void publishStatuses() {
     for (LeaseHandle l : leases) {
-      LeaseStatus s = statusFor(l);
-      if (!s.equals(l.lastPublished)) {
-        l.lastPublished = s;
-        l.notifyStatus(s);
-      }
+      l.publish(statusFor(l));
     }
   }
 
   LeaseStatus statusFor(LeaseHandle l) {
-    TypeInfo i = info;
-    long version = projectionVersion;
-    if (!l.planned) {
-      return new LeaseStatus(type, i == null || i.served(), false, List.of(), version, List.of());
-    }
-    if (i != null && !i.served()) {
-      // nothing can be read, and waiting would block readiness forever: count as synced
-      return new LeaseStatus(type, false, true, skipped, version, List.of());
-    }
-    Map<String, InformerHandle> a = active;
-    Map<String, InformerHandle> p = pendingView;
-    Set<String> keys = new HashSet<>(a.keySet());
-    keys.addAll(p.keySet());
-    boolean synced = true;
-    List<LeaseStatus.Stalled> stalled = new ArrayList<>();
-    Instant now = Instant.now();
-    for (String key : keys) {
-      if (relevant(key, l)) {
-        InformerHandle h = a.get(key);
-        // reads come from the active informer: it must have listed, and keep what the lease reads
-        synced &= h != null && h.synced && l.coveredBy(h.projection);
-        InformerHandle watching = p.getOrDefault(key, h);
-        WatchLiveness.Stall stall = watching == null ? null : watching.liveness.stalled(now);
-        if (stall != null) {
-          stalled.add(new LeaseStatus.Stalled(key, stall.silentSince(), stall.reason()));
-        }
-      }
-    }
-    List<Skipped> mine = skipped.stream().filter(s -> relevantSkip(s, l, i)).toList();
-    return new LeaseStatus(type, true, synced, mine, version, stalled);
+    return LeaseStatuses.of(type, l.request(), l.planned(), info, projectionVersion,
+        informers.active(), informers.pending(), skipped, l::coveredBy, Instant.now());
   }
 
   /** Watches of this type silent past the liveness window (active and starting informers). */
   List<StalledWatch> stalledWatches(Instant now) {
     List<StalledWatch> out = new ArrayList<>();
-    Map<String, InformerHandle> running = new LinkedHashMap<>(active);
-    running.putAll(pendingView);
-    running.forEach((key, h) -> {
-      WatchLiveness.Stall stall = h.stopped ? null : h.liveness.stalled(now);
+    running().forEach((key, h) -> {
+      WatchLiveness.Stall stall = h.stall(now);
       if (stall != null) {
         out.add(new StalledWatch(type, key, stall.silentSince(), stall.reason()));
       }
@@ -445,21 +338,10 @@ final class TypeState {
     return out;
   }
 
-  /**
-   * A cluster-wide "forbidden" concerns only leases that read all namespaces (or cluster-scoped
-   * types); a lease limited to namespaces sees the entries of its own namespaces.
-   */
-  private static boolean relevantSkip(Skipped s, LeaseHandle l, TypeInfo i) {
-    if (ALL.equals(s.namespace())) {
-      return Skipped.NOT_SERVED.equals(s.reason()) || l.request().namespaces().isEmpty()
-          || (i != null && !i.namespaced());
-    }
-    return relevant(s.namespace(), l);
-  }
-
-  private static boolean relevant(String scope, LeaseHandle l) {
-    Set<String> namespaces = l.request().namespaces();
-    return ALL.equals(scope) || namespaces.isEmpty() || namespaces.contains(scope);
+  private Map<String, InformerHandle> running() {
+    Map<String, InformerHandle> running = new LinkedHashMap<>(informers.active());
+    running.putAll(informers.pending());
+    return running;
   }
 
   boolean notServed() {
@@ -470,42 +352,33 @@ final class TypeState {
   // ---------------------------------------------------------------- reads and events
 
   /**
-   * The newest cached state of one object in the lease's scope, from an informer that keeps every
-   * path the lease reads: the active one, or while the type is still listing for the first time,
-   * the one that is listing. {@code null} when not cached (or not in scope).
+   * The newest cached state of one object in the lease's scope, from the informer that speaks for
+   * the lease: the active one, or while a scope or projection is still listing for the first
+   * time, the one that is listing. {@code null} when not cached (or not in scope).
    */
   GenericKubernetesResource get(LeaseHandle l, String namespace, String name) {
-    String key = namespace == null ? name : namespace + "/" + name;
-    for (Map<String, InformerHandle> handles : List.of(active, pendingView)) {
-      InformerHandle h = handles.get(ALL);
-      if (h == null && namespace != null) {
-        h = handles.get(namespace);
-      }
-      if (h != null && !h.stopped && l.coveredBy(h.projection)) {
-        GenericKubernetesResource obj = h.store.get(key);
-        return obj != null && l.accepts(obj) ? obj : null;
-      }
+    InformerHandle h = informers.authority(namespace, l::coveredBy);
+    if (h == null || h.stopped()) {
+      return null;
     }
-    return null;
+    GenericKubernetesResource obj = h.store.get(namespace == null ? name : namespace + "/" + name);
+    return obj != null && l.accepts(obj) ? obj : null;
   }
 
   List<GenericKubernetesResource> read(LeaseHandle l) {
-    Map<String, InformerHandle> a = active;
     List<GenericKubernetesResource> out = new ArrayList<>();
     Set<String> namespaces = l.request().namespaces();
-    for (Map.Entry<String, InformerHandle> e : a.entrySet()) {
-      if (!relevant(e.getKey(), l)) {
-        continue;
-      }
+    TypeInfo i = info;
+    for (Map.Entry<String, InformerHandle> e : informers.active().entrySet()) {
       InformerHandle h = e.getValue();
-      if (!l.coveredBy(h.projection)) {
+      if (!LeaseStatuses.relevant(e.getKey(), l.request()) || !l.coveredBy(h.projection())) {
         // a wider lease waits for the informer that keeps its paths: no half objects
         continue;
       }
-      TypeInfo i = info;
-      if (ALL.equals(e.getKey()) && !namespaces.isEmpty() && i != null && i.namespaced()) {
+      if (ScopePlanner.ALL.equals(e.getKey()) && !namespaces.isEmpty() && i != null && i.namespaced()) {
+        // a cluster-wide informer serving namespace leases: read through its namespace index
         for (String ns : namespaces) {
-          for (GenericKubernetesResource obj : h.informer.getIndexer().byIndex(Cache.NAMESPACE_INDEX, ns)) {
+          for (GenericKubernetesResource obj : h.objectsIn(ns)) {
             if (l.accepts(obj)) {
               out.add(obj);
             }
@@ -525,74 +398,26 @@ final class TypeState {
    */
   void onInformerEvent(InformerHandle h, ResourceEvent.Kind kind, GenericKubernetesResource obj,
       GenericKubernetesResource previous) {
-    if (h.stopped || obj.getMetadata() == null) {
+    if (h.stopped() || obj.getMetadata() == null) {
       return;
     }
-    ResourceEvent.Kind effective = kind;
-    if (h.phase == Phase.PENDING && kind == ResourceEvent.Kind.ADDED) {
-      // a successor's initial list re-adds what the active informer already delivered
-      InformerHandle cover = covering(obj.getMetadata().getNamespace(), h);
-      if (cover != null) {
-        GenericKubernetesResource known = cover.store.get(Cache.metaNamespaceKeyFunc(obj));
-        if (known != null) {
-          if (Objects.equals(known.getMetadata().getResourceVersion(),
-              obj.getMetadata().getResourceVersion())) {
-            return;
-          }
-          effective = ResourceEvent.Kind.UPDATED;
-        }
-      }
+    // events carry what the cache keeps, never the wire object: for a delete the cache no longer
+    // holds it (fabric8 hands over the wire object), so it is projected here
+    GenericKubernetesResource cached = kind == ResourceEvent.Kind.DELETED ? null
+        : h.store.get(Cache.metaNamespaceKeyFunc(obj));
+    if (cached == null) {
+      cached = h.projection().apply(obj);
     }
-    registry.options().metrics().event(type, effective);
-    deliver(h, effective, obj, previous);
+    String namespace = obj.getMetadata().getNamespace();
+    registry.options().metrics().event(type, kind);
+    router.route(kind, cached, previous, l -> informers.authority(namespace, l::coveredBy) == h);
     reportCachedObjects();
   }
 
-  private InformerHandle covering(String namespace, InformerHandle self) {
-    Map<String, InformerHandle> a = active;
-    InformerHandle cover = a.get(ALL);
-    if (cover == null && namespace != null) {
-      cover = a.get(namespace);
-    }
-    return cover == self ? null : cover;
-  }
-
-  /**
-   * Delivers to the leases whose scope holds the object (before or after). An event from an
-   * informer whose projection does not keep a lease's paths is not that lease's: the informer
-   * that does ({@code source} null: any) delivers it too.
-   */
-  private void deliver(InformerHandle source, ResourceEvent.Kind kind, GenericKubernetesResource obj,
-      GenericKubernetesResource previous) {
-    ObjectMeta m = obj.getMetadata();
-    // handlers get the object as it came from the wire; leases read what the cache keeps of it
-    GenericKubernetesResource cached = kind == ResourceEvent.Kind.DELETED || source == null
-        ? obj : source.store.get(Cache.metaNamespaceKeyFunc(obj));
-    if (cached == null) {
-      cached = obj;
-    }
-    ResourceEvent event = new ResourceEvent(kind, type, m.getNamespace(), m.getName(), cached);
-    ResourceEvent left = null;
-    for (LeaseHandle l : leases) {
-      if (source != null && !l.coveredBy(source.projection)) {
-        continue;
-      }
-      if (l.accepts(obj)) {
-        l.deliver(event);
-      } else if (previous != null && l.accepts(previous)) {
-        // the object left this lease's scope (its labels changed): a delete for this lease
-        if (left == null) {
-          left = new ResourceEvent(ResourceEvent.Kind.DELETED, type, m.getNamespace(),
-              m.getName(), cached);
-        }
-        l.deliver(left);
-      }
-    }
-  }
-
+  /** O(informers of the type): a store's size is a counter, never a walk over its objects. */
   private void reportCachedObjects() {
     long count = 0;
-    for (InformerHandle h : active.values()) {
+    for (InformerHandle h : informers.active().values()) {
       count += h.store.size();
     }
     registry.options().metrics().cachedObjects(type, count);
@@ -600,14 +425,21 @@ final class TypeState {
 
   /** Called by fabric8 on its threads when a list or watch fails (it retries with backoff). */
   void onListWatchError(InformerHandle h, boolean isStarted, Throwable t) {
-    registry.options().metrics().listWatchError(type);
     int code = t instanceof KubernetesClientException k ? k.getCode() : 0;
+    if (code == HttpURLConnection.HTTP_GONE) {
+      // a paginated list outlived its continue token (etcd compacted, ~5 min on 1.20): fabric8
+      // lists again from the first page; objects already cached stay (no DELETED), objects
+      // missing from the complete new list are deleted at its end
+      log.info("List of {} restarts from the first page: its continue token expired (HTTP 410)", h);
+      registry.options().metrics().watchRestarted(type, InformerMetrics.RESTART_GONE);
+      return;
+    }
+    registry.options().metrics().listWatchError(type);
     log.warn("List/watch of {} failed ({}), fabric8 retries with backoff: {}", h,
         code == 0 ? t.getClass().getSimpleName() : "HTTP " + code, t.getMessage());
     if (code == HttpURLConnection.HTTP_NOT_FOUND) {
       // the type may have been removed (CRD deleted): re-check discovery
-      rediscover = true;
-      schedulePlan();
+      rediscover();
     } else if (code == HttpURLConnection.HTTP_FORBIDDEN) {
       // RBAC changed under us: the next plan re-checks access (forbiddenRetry paces it)
       registry.onPlanner(() -> retryIn(registry.options().forbiddenRetry(), false));
@@ -616,7 +448,7 @@ final class TypeState {
 
   /** A watch of {@code h} ended and is re-opened (HTTP client threads). */
   void onWatchRestart(InformerHandle h, String reason) {
-    if (h.stopped) {
+    if (h.stopped()) {
       return;
     }
     InformerMetrics metrics = registry.options().metrics();
@@ -635,19 +467,16 @@ final class TypeState {
    */
   void checkLiveness() {
     Instant now = Instant.now();
-    Map<String, InformerHandle> running = new LinkedHashMap<>(active);
-    running.putAll(pendingView);
     boolean changed = false;
     boolean anyStalled = false;
-    for (InformerHandle h : running.values()) {
-      if (h.stopped) {
+    for (InformerHandle h : running().values()) {
+      if (h.stopped()) {
         continue;
       }
       h.liveness.enforce(now);
       WatchLiveness.Stall stall = h.liveness.stalled(now);
       anyStalled |= stall != null;
-      if ((stall != null) != h.reportedStalled) {
-        h.reportedStalled = stall != null;
+      if (h.noteStalled(stall != null)) {
         changed = true;
         if (stall != null) {
           log.warn("Watch of {} is stalled: silent since {} ({}); it is being replaced", h,

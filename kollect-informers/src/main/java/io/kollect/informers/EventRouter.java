@@ -1,0 +1,91 @@
+package io.kollect.informers;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * Routes one change of one object to the leases whose scope holds it, as that lease sees it: an
+ * object whose labels move it out of a lease's selector is {@code DELETED} for that lease, one
+ * that moves in is {@code ADDED}.
+ *
+ * <p>Leases are indexed by namespace, so an event costs O(leases of its namespace + leases of all
+ * namespaces), not O(leases): a thousand tenant leases behind one cluster-wide informer do not
+ * make every event a thousand checks. The index is an immutable snapshot replaced whenever leases
+ * change (planner or caller thread); {@link #route} runs on informer threads.
+ */
+final class EventRouter {
+
+  private record Routes(Map<String, List<LeaseHandle>> byNamespace, List<LeaseHandle> anyNamespace,
+      List<LeaseHandle> all) {}
+
+  private final ResourceType type;
+  private volatile Routes routes = new Routes(Map.of(), List.of(), List.of());
+
+  EventRouter(ResourceType type) {
+    this.type = type;
+  }
+
+  /** Replaces the leases routed to. */
+  synchronized void leases(Collection<LeaseHandle> leases) {
+    Map<String, List<LeaseHandle>> byNamespace = new HashMap<>();
+    List<LeaseHandle> any = new ArrayList<>();
+    for (LeaseHandle l : leases) {
+      if (l.request().namespaces().isEmpty()) {
+        any.add(l);
+      } else {
+        for (String ns : l.request().namespaces()) {
+          byNamespace.computeIfAbsent(ns, k -> new ArrayList<>()).add(l);
+        }
+      }
+    }
+    byNamespace.replaceAll((k, v) -> List.copyOf(v));
+    routes = new Routes(Map.copyOf(byNamespace), List.copyOf(any), List.copyOf(leases));
+  }
+
+  /**
+   * Delivers a change of one object to the eligible leases whose scope holds it now ({@code kind})
+   * or held it before ({@code previous}, the old state of an update: then {@code DELETED}).
+   *
+   * @param cached what the event carries: the cached (projected) state, or the last known one
+   *     for {@code DELETED}
+   * @param eligible whether the source of the change speaks for a lease (see
+   *     {@link InformerSet#authority})
+   */
+  void route(ResourceEvent.Kind kind, GenericKubernetesResource cached,
+      GenericKubernetesResource previous, Predicate<LeaseHandle> eligible) {
+    ObjectMeta m = cached.getMetadata();
+    ResourceEvent event = new ResourceEvent(kind, type, m.getNamespace(), m.getName(), cached);
+    ResourceEvent left = null;
+    Routes r = routes;
+    List<LeaseHandle> scoped = m.getNamespace() == null ? r.all()
+        : r.byNamespace().getOrDefault(m.getNamespace(), List.of());
+    for (List<LeaseHandle> group : m.getNamespace() == null ? List.of(scoped)
+        : List.of(r.anyNamespace(), scoped)) {
+      for (LeaseHandle l : group) {
+        boolean now = l.accepts(cached);
+        boolean before = previous != null && l.accepts(previous);
+        if ((!now && !before) || !eligible.test(l)) {
+          continue;
+        }
+        if (now) {
+          // an update that brings the object into the selector is its first sight for this lease
+          l.deliver(kind == ResourceEvent.Kind.UPDATED && previous != null && !before
+              ? new ResourceEvent(ResourceEvent.Kind.ADDED, type, m.getNamespace(), m.getName(), cached)
+              : event);
+        } else {
+          if (left == null) {
+            left = new ResourceEvent(ResourceEvent.Kind.DELETED, type, m.getNamespace(),
+                m.getName(), cached);
+          }
+          l.deliver(left);
+        }
+      }
+    }
+  }
+}
