@@ -54,9 +54,14 @@ final class TrimmingItemStore implements ItemStore<GenericKubernetesResource> {
     return items.get(key);
   }
 
-  /** A projection is not the full state: fabric8 must not treat it as the object's last state. */
+  /**
+   * Always {@code false}, even for the full projection (which still drops managedFields): fabric8
+   * then hands each page's adds to the handlers as the page arrives, instead of holding them all
+   * back until the whole first list is in (what it does for full-state stores). Consumers stream
+   * the first inventory; nothing else in fabric8 reads this flag.
+   */
   @Override
   public boolean isFullState() {
-    return projection.isFull();
+    return false;
   }
 }

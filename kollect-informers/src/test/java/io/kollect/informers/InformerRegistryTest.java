@@ -57,6 +57,9 @@ class InformerRegistryTest {
     assertThatThrownBy(() -> new InformerRegistry(client,
         InformerOptions.defaults().withWatchLiveness(Duration.ZERO)))
         .hasMessageContaining("options.watchLiveness");
+    assertThatThrownBy(() -> new InformerRegistry(client,
+        InformerOptions.defaults().withClusterWideThreshold(-1)))
+        .hasMessageContaining("options.clusterWideThreshold");
     assertThatThrownBy(() -> new InformerRegistry(client, InformerOptions.defaults().withListPageSize(0)))
         .hasMessageContaining("options.listPageSize");
   }
