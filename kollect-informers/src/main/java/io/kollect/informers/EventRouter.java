@@ -55,13 +55,15 @@ final class EventRouter {
    * @param cached what the event carries: the cached (projected) state, or the last known one
    *     for {@code DELETED}
    * @param eligible whether the source of the change speaks for a lease (see
-   *     {@link InformerSet#authority})
+   *     {@link InformerSet#speaksFor})
+   * @param handover during a switch, what was delivered already ({@code null}: no switch)
    */
   void route(ResourceEvent.Kind kind, GenericKubernetesResource cached,
-      GenericKubernetesResource previous, Predicate<LeaseHandle> eligible) {
+      GenericKubernetesResource previous, Predicate<LeaseHandle> eligible, Handover handover) {
     ObjectMeta m = cached.getMetadata();
     ResourceEvent event = new ResourceEvent(kind, type, m.getNamespace(), m.getName(), cached);
     ResourceEvent left = null;
+    String key = m.getNamespace() == null ? m.getName() : m.getNamespace() + "/" + m.getName();
     Routes r = routes;
     List<LeaseHandle> scoped = m.getNamespace() == null ? r.all()
         : r.byNamespace().getOrDefault(m.getNamespace(), List.of());
@@ -70,7 +72,8 @@ final class EventRouter {
       for (LeaseHandle l : group) {
         boolean now = l.accepts(cached);
         boolean before = previous != null && l.accepts(previous);
-        if ((!now && !before) || !eligible.test(l)) {
+        if ((!now && !before) || !eligible.test(l)
+            || (handover != null && !handover.first(l, key, m.getResourceVersion()))) {
           continue;
         }
         if (now) {

@@ -15,8 +15,8 @@ import java.util.function.Predicate;
 /**
  * The informers of one type and their make-before-break switch: informers for new scopes or a new
  * projection start <em>pending</em>; reads and events stay with the <em>active</em> ones until
- * every pending informer has listed, then the active set switches in one step and the replaced
- * informers are handed back to be reconciled and stopped.
+ * every pending informer has listed, then the active set switches in one step; the replaced
+ * informers keep delivering (draining) until {@link #drained}, so no change falls between the two.
  *
  * <p>Threading: {@link #apply}, {@link #onSynced}, {@link #clear} and {@link #stopAll} run on the
  * planner thread only; the maps readers see ({@link #active()}, {@link #pending()}) are immutable
@@ -60,6 +60,8 @@ final class InformerSet<H extends InformerSet.Member> {
 
   private volatile Map<String, H> active = Map.of();
   private volatile Map<String, H> pendingView = Map.of();
+  /** Replaced informers still delivering until {@link #drained}. */
+  private final Set<H> draining = java.util.concurrent.ConcurrentHashMap.newKeySet();
   // planner thread only
   private final Map<String, H> pending = new HashMap<>();
   private Set<String> desired = Set.of();
@@ -142,7 +144,22 @@ final class InformerSet<H extends InformerSet.Member> {
         retired.add(h);
       }
     }
+    draining.addAll(retired);
     return new Switch<>(old, active, retired);
+  }
+
+  /** The drain of {@code retired} is over: stops them. */
+  void drained(List<H> retired) {
+    for (H h : retired) {
+      if (draining.remove(h)) {
+        stopper.accept(h);
+      }
+    }
+  }
+
+  /** Whether a switch is under way: a successor listing, or a predecessor draining. */
+  boolean switching() {
+    return !draining.isEmpty() || (!pendingView.isEmpty() && !active.isEmpty());
   }
 
   /** Stops the pending informers and empties the active set; returns what was active (not stopped). */
@@ -161,6 +178,8 @@ final class InformerSet<H extends InformerSet.Member> {
   void stopAll() {
     active.values().forEach(stopper);
     pendingView.values().forEach(stopper);
+    draining.forEach(stopper);
+    draining.clear();
     active = Map.of();
     pendingView = Map.of();
   }
@@ -177,6 +196,19 @@ final class InformerSet<H extends InformerSet.Member> {
     }
     H p = covering(pendingView, namespace);
     return p != null && covers.test(p.projection()) ? p : null;
+  }
+
+  /**
+   * Whether events of {@code h} are a lease's: it is the lease's {@link #authority}, or it was
+   * replaced and still drains (a change it handles after the switch may not have reached the
+   * successor before it).
+   */
+  boolean speaksFor(H h, String namespace, Predicate<ObjectProjection> covers) {
+    if (authority(namespace, covers) == h) {
+      return true;
+    }
+    return draining.contains(h) && covers.test(h.projection())
+        && (ScopePlanner.ALL.equals(h.scope()) || h.scope().equals(namespace));
   }
 
   static <H> H covering(Map<String, H> handles, String namespace) {

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * One resource type of the registry: the chain plan → informers → events and status, in the
  * manner of fabric8's Reflector → store → processor. {@link ScopePlanner} decides which scopes
  * and projection should run (a pure function), {@link InformerSet} runs them make-before-break,
- * {@link SwitchOver} tells leases what a switch changed, {@link EventRouter} hands each event to the
+ * {@link Handover} keeps a switch exactly-once, {@link EventRouter} hands each event to the
  * leases it concerns, {@link LeaseStatuses} computes what a lease reports. This class asks the API
  * server (discovery, access reviews), schedules re-plans and wires the pieces.
  *
@@ -38,6 +38,8 @@ import org.slf4j.LoggerFactory;
  */
 final class TypeState {
 
+  /** How long a replaced informer keeps delivering after its successor took over. */
+  static final Duration DRAIN = Duration.ofSeconds(2);
   private static final int MAX_FOLLOW_UPS = 5;
   private static final Logger log = LoggerFactory.getLogger(TypeState.class);
 
@@ -60,6 +62,8 @@ final class TypeState {
   /** The projection of the active informers' caches ({@code null}: none), and its version. */
   private volatile ObjectProjection activeProjection;
   private volatile long projectionVersion;
+  /** Present while a switch is under way (planner thread writes). */
+  private volatile Handover handover;
 
   // planner thread only
   private ScheduledFuture<?> graceStop;
@@ -201,6 +205,7 @@ final class TypeState {
         registry.options().clusterWideThreshold());
     info = current;
     onSwitch(informers.apply(plan.scopes(), plan.projection()));
+    noteSwitching();
     skipped = plan.skipped();
     if (!plan.skipped().isEmpty()) {
       retryIn(registry.options().forbiddenRetry(), true);
@@ -230,28 +235,44 @@ final class TypeState {
     }
     h.markSynced();
     onSwitch(informers.onSynced(h));
+    noteSwitching();
     publishStatuses();
   }
 
-  /** The active set switched: tell leases what changed, stop what was replaced. */
+  /** The active set switched: what was replaced drains, then stops. */
   private void onSwitch(InformerSet.Switch<InformerHandle> change) {
     if (change == null) {
       return;
     }
     Map<String, InformerHandle> now = change.after();
     noteProjection(now.isEmpty() ? null : now.values().iterator().next().projection());
-    SwitchOver.reconcile(change, router);
-    change.retired().forEach(this::stopHandle);
+    if (!change.retired().isEmpty()) {
+      registry.schedule(() -> {
+        informers.drained(change.retired());
+        noteSwitching();
+      }, DRAIN);
+    }
     reportCachedObjects();
+  }
+
+  /** Starts or ends the exactly-once record of a switch (planner thread). */
+  private void noteSwitching() {
+    if (!informers.switching()) {
+      handover = null;
+    } else if (handover == null) {
+      handover = new Handover();
+    }
   }
 
   private void goNotServed(String detail) {
     Map<String, InformerHandle> old = informers.clear();
     noteProjection(null);
+    noteSwitching();
     for (InformerHandle h : old.values()) {
       stopHandle(h);
       // the type is gone: whatever the cache still held no longer exists for consumers
-      h.store.values().forEach(obj -> router.route(ResourceEvent.Kind.DELETED, obj, null, l -> true));
+      h.store.values().forEach(obj ->
+          router.route(ResourceEvent.Kind.DELETED, obj, null, l -> true, null));
     }
     skipped = List.of(new Skipped(ScopePlanner.ALL, Skipped.NOT_SERVED, detail));
     if (!old.isEmpty()) {
@@ -410,7 +431,8 @@ final class TypeState {
     }
     String namespace = obj.getMetadata().getNamespace();
     registry.options().metrics().event(type, kind);
-    router.route(kind, cached, previous, l -> informers.authority(namespace, l::coveredBy) == h);
+    router.route(kind, cached, previous,
+        l -> informers.speaksFor(h, namespace, l::coveredBy), handover);
     reportCachedObjects();
   }
 

@@ -92,8 +92,15 @@ class InformerSetTest {
     assertThat(grow.retired()).containsExactlyInAnyOrderElementsOf(started.subList(0, 3))
         .allMatch(f -> f.phase.equals("retired"));
     assertThat(set.authority("a", p -> true)).isSameAs(all);
-    // the set hands the replaced informers back; stopping them is the caller's (after reconciling)
+    // the replaced informers still speak for their namespaces until they have drained
+    assertThat(set.switching()).isTrue();
+    assertThat(set.speaksFor(a, "a", p -> true)).isTrue();
+    assertThat(set.speaksFor(a, "b", p -> true)).isFalse();
     assertThat(stopped).isEmpty();
+    set.drained(grow.retired());
+    assertThat(stopped).containsExactlyInAnyOrderElementsOf(grow.retired());
+    assertThat(set.speaksFor(a, "a", p -> true)).isFalse();
+    assertThat(set.switching()).isFalse();
   }
 
   private Fake byScope(String scope) {
