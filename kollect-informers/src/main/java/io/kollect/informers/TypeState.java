@@ -446,7 +446,12 @@ final class TypeState {
   }
 
   /** Called by fabric8 on its threads when a list or watch fails (it retries with backoff). */
-  void onListWatchError(InformerHandle h, boolean isStarted, Throwable t) {
+  void onListWatchError(InformerHandle h, boolean isStarted, Throwable failure) {
+    Throwable t = failure;
+    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+      // a failed list page reaches us wrapped by the future chain of fabric8's Reflector
+      t = t.getCause();
+    }
     int code = t instanceof KubernetesClientException k ? k.getCode() : 0;
     if (code == HttpURLConnection.HTTP_GONE) {
       // a paginated list outlived its continue token (etcd compacted, ~5 min on 1.20): fabric8
