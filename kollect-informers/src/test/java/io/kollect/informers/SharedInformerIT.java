@@ -320,7 +320,7 @@ class SharedInformerIT {
   }
 
   @Test
-  void aLeaseHearsOfAnObjectWhoseLabelsMoveItOutOfTheLeaseSelector() {
+  void anObjectWhoseLabelsMoveItOutOfTheLeaseSelectorIsDeletedForTheLeaseAndAddedWhenItComesBack() {
     api.createNamespace("relabel");
     create(Fixtures.deployment("relabel", "moving", Map.of("tier", "frontend")));
     try (InformerRegistry registry = registry()) {
@@ -337,10 +337,24 @@ class SharedInformerIT {
             return d;
           });
 
-      // the new state no longer matches; only the old one did, and that must be enough to notify
+      // the new state no longer matches; only the old one did: for this lease the object is gone
       await().atMost(Duration.ofSeconds(30))
-          .until(() -> events.saw(Kind.UPDATED, "relabel", "moving"));
+          .until(() -> events.saw(Kind.DELETED, "relabel", "moving"));
       assertThat(lease.list()).isEmpty();
+      assertThat(events.saw(Kind.UPDATED, "relabel", "moving")).isFalse();
+      ResourceEvent left = events.events.get(events.events.size() - 1);
+      assertThat(left.object().getMetadata().getLabels()).containsEntry("tier", "backend");
+
+      api.admin.apps().deployments().inNamespace("relabel").withName("moving")
+          .edit(d -> {
+            d.getMetadata().getLabels().put("tier", "frontend");
+            return d;
+          });
+      // back in scope: the lease sees it appear again
+      await().atMost(Duration.ofSeconds(30))
+          .until(() -> events.count(Kind.ADDED, "relabel", "moving") == 2);
+      assertThat(events.saw(Kind.UPDATED, "relabel", "moving")).isFalse();
+      assertThat(names(lease.list())).containsExactly("moving");
     }
   }
 

@@ -1,0 +1,211 @@
+package io.kollect.informers;
+
+import static io.kollect.informers.Fixtures.CONFIG_MAP;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.informers.ResourceEvent.Kind;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The informer granularity rule (cluster-wide beyond the threshold) on a real API server. */
+class GranularityIT {
+
+  private static final List<List<String>> DATA = List.of(List.of("data"));
+  private static TestApiServer api;
+
+  @BeforeAll
+  static void startApiServer() {
+    api = new TestApiServer();
+  }
+
+  @AfterAll
+  static void stopApiServer() {
+    if (api != null) {
+      api.close();
+    }
+  }
+
+  private static void configMap(String namespace, String name) {
+    api.admin.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder()
+        .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
+        .addToData("a", "1").build()).create();
+  }
+
+  private static List<String> namespaces(String prefix, int count, int objectsEach) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      String ns = prefix + "-" + i;
+      api.createNamespace(ns);
+      for (int j = 0; j < objectsEach; j++) {
+        configMap(ns, "cm-" + j);
+      }
+      out.add(ns);
+    }
+    return out;
+  }
+
+  private static LeaseRequest tenant(String namespace) {
+    return new LeaseRequest(CONFIG_MAP, Set.of(namespace), null, Set.of(), DATA);
+  }
+
+  private static List<String> names(InformerLease lease) {
+    return lease.list().stream().map(o -> o.getMetadata().getNamespace() + "/" + o.getMetadata().getName())
+        .sorted().toList();
+  }
+
+  @Test
+  void twentyTenantLeasesShareOneClusterWideInformerAndEachReadsAndHearsOnlyItsNamespace() {
+    List<String> tenants = namespaces("tenant", 20, 2);
+    long watches = api.countRequests("watch", "configmaps", null, null);
+    try (InformerRegistry registry = new InformerRegistry(api.admin, InformerOptions.defaults())) {
+      List<RecordingListener> listeners = new ArrayList<>();
+      List<InformerLease> leases = new ArrayList<>();
+      for (String ns : tenants) {
+        RecordingListener l = new RecordingListener();
+        listeners.add(l);
+        leases.add(registry.lease(tenant(ns), l));
+      }
+      await().atMost(Duration.ofSeconds(30)).until(registry::allSynced);
+      assertThat(registry.informerCount()).isEqualTo(1);
+      for (int i = 0; i < tenants.size(); i++) {
+        assertThat(names(leases.get(i))).containsExactly(tenants.get(i) + "/cm-0", tenants.get(i) + "/cm-1");
+      }
+      configMap("tenant-5", "late");
+      await().until(() -> listeners.get(5).saw(Kind.ADDED, "tenant-5", "late"));
+      for (int i = 0; i < tenants.size(); i++) {
+        int index = i;
+        assertThat(listeners.get(i).events).allMatch(e -> e.namespace().equals(tenants.get(index)));
+      }
+      await().untilAsserted(() ->
+          assertThat(api.countRequests("watch", "configmaps", null, null) - watches).isEqualTo(1));
+    }
+  }
+
+  @Test
+  void threeNamespacesGetOneInformerEachAndNoClusterWideList() {
+    List<String> few = namespaces("few", 3, 1);
+    long clusterLists = api.countRequests("list", "configmaps", null, null);
+    try (InformerRegistry registry = new InformerRegistry(api.admin, InformerOptions.defaults())) {
+      List<InformerLease> leases = few.stream().map(ns -> registry.lease(tenant(ns),
+          new RecordingListener())).toList();
+      await().atMost(Duration.ofSeconds(30)).until(registry::allSynced);
+      assertThat(registry.informerCount()).isEqualTo(3);
+      assertThat(api.countRequests("list", "configmaps", null, null)).isEqualTo(clusterLists);
+      assertThat(names(leases.get(1))).containsExactly("few-1/cm-0");
+    }
+  }
+
+  @Test
+  void whenClusterWideListIsForbiddenTwentyNamespacesGetOneInformerEach() {
+    List<String> allowed = namespaces("rbac", 20, 1);
+    api.admin.rbac().clusterRoles().resource(new ClusterRoleBuilder()
+        .withNewMetadata().withName("granularity-cm-reader").endMetadata()
+        .withRules(new PolicyRuleBuilder().withApiGroups("").withResources("configmaps")
+            .withVerbs("get", "list", "watch").build())
+        .build()).create();
+    for (String ns : allowed) {
+      api.admin.rbac().roleBindings().inNamespace(ns).resource(new RoleBindingBuilder()
+          .withNewMetadata().withName("cm-reader").withNamespace(ns).endMetadata()
+          .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "granularity-cm-reader")
+          .withSubjects(new SubjectBuilder().withKind("User").withName(TestApiServer.READER_USER)
+              .withApiGroup("rbac.authorization.k8s.io").build())
+          .build()).create();
+    }
+    try (KubernetesClient reader = api.reader();
+        InformerRegistry registry = new InformerRegistry(reader, InformerOptions.defaults())) {
+      List<InformerLease> leases = allowed.stream().map(ns -> registry.lease(tenant(ns),
+          new RecordingListener())).toList();
+      await().atMost(Duration.ofSeconds(60)).until(registry::allSynced);
+      assertThat(registry.informerCount()).isEqualTo(20);
+      assertThat(leases).allSatisfy(l -> assertThat(l.status().skipped()).isEmpty());
+      assertThat(names(leases.get(7))).containsExactly("rbac-7/cm-0");
+    }
+  }
+
+  @Test
+  void growingFromThreeToNineNamespacesSwitchesToOneInformerWithoutLosingOrRepeatingEvents()
+      throws Exception {
+    List<String> grow = namespaces("grow", 9, 5);
+    try (InformerRegistry registry = new InformerRegistry(api.admin, InformerOptions.defaults())) {
+      Map<String, RecordingListener> listeners = new java.util.LinkedHashMap<>();
+      for (String ns : grow.subList(0, 3)) {
+        listeners.put(ns, new RecordingListener());
+        registry.lease(tenant(ns), listeners.get(ns));
+      }
+      await().atMost(Duration.ofSeconds(30)).until(registry::allSynced);
+      assertThat(registry.informerCount()).isEqualTo(3);
+
+      // keep creating and changing objects in the first three namespaces across the switch
+      AtomicBoolean writing = new AtomicBoolean(true);
+      AtomicInteger written = new AtomicInteger();
+      Thread writer = new Thread(() -> {
+        while (writing.get()) {
+          int n = written.get();
+          configMap(grow.get(n % 3), "w-" + n);
+          api.admin.configMaps().inNamespace(grow.get(n % 3)).withName("cm-0")
+              .edit(cm -> { cm.getData().put("a", String.valueOf(n)); return cm; });
+          written.incrementAndGet();
+        }
+      });
+      writer.start();
+      await().until(() -> written.get() >= 5);
+      List<InformerLease> added = new ArrayList<>();
+      for (String ns : grow.subList(3, 9)) {
+        listeners.put(ns, new RecordingListener());
+        added.add(registry.lease(tenant(ns), listeners.get(ns)));
+      }
+      // the switch is done when the three per-namespace informers have drained and stopped
+      await().atMost(Duration.ofSeconds(30)).until(() -> registry.allSynced() && registry.informerCount() == 1);
+      int atSwitch = written.get();
+      await().until(() -> written.get() >= atSwitch + 5);
+      writing.set(false);
+      writer.join();
+
+      for (int n = 0; n < written.get(); n++) {
+        String ns = grow.get(n % 3);
+        String name = "w-" + n;
+        await().atMost(Duration.ofSeconds(10)).until(() -> listeners.get(ns).saw(Kind.ADDED, ns, name));
+      }
+      for (int n = 0; n < 3; n++) {
+        String ns = grow.get(n);
+        RecordingListener l = listeners.get(ns);
+        // no object that stayed was deleted, none announced twice, every change heard once
+        assertThat(l.events).noneMatch(e -> e.kind() == Kind.DELETED);
+        Map<String, Long> adds = l.events.stream().filter(e -> e.kind() == Kind.ADDED)
+            .collect(Collectors.groupingBy(ResourceEvent::name, Collectors.counting()));
+        assertThat(adds).allSatisfy((name, count) -> assertThat(count).as(ns + "/" + name).isEqualTo(1));
+        Map<String, Long> versions = l.events.stream()
+            .filter(e -> e.kind() == Kind.UPDATED && e.name().equals("cm-0"))
+            .collect(Collectors.groupingBy(e -> e.object().getMetadata().getResourceVersion(),
+                Collectors.counting()));
+        assertThat(versions).allSatisfy((rv, count) -> assertThat(count).as("cm-0 at " + rv).isEqualTo(1));
+        GenericKubernetesResource last = api.admin.genericKubernetesResources("v1", "ConfigMap")
+            .inNamespace(ns).withName("cm-0").get();
+        await().until(() -> l.events.stream().anyMatch(e -> e.name().equals("cm-0")
+            && e.object().getMetadata().getResourceVersion().equals(last.getMetadata().getResourceVersion())));
+      }
+      for (InformerLease lease : added) {
+        String ns = lease.request().namespaces().iterator().next();
+        assertThat(names(lease)).hasSize(5);
+        assertThat(listeners.get(ns).events).hasSize(5).allMatch(e -> e.kind() == Kind.ADDED);
+      }
+    }
+  }
+}
