@@ -25,7 +25,7 @@ final class ObjectProjection {
 
   /** Metadata fields a projection always keeps: what identifies, orders and relates an object. */
   static final Set<String> IDENTITY_METADATA = Set.of("name", "namespace", "uid", "resourceVersion",
-      "generation", "labels", "creationTimestamp", "deletionTimestamp", "ownerReferences");
+      "generation", "labels", "deletionTimestamp", "ownerReferences");
 
   private static final ObjectProjection FULL = new ObjectProjection(null);
 
@@ -101,21 +101,29 @@ final class ObjectProjection {
       return source;
     }
     GenericKubernetesResource out = new GenericKubernetesResource();
-    out.setApiVersion(source.getApiVersion());
-    out.setKind(source.getKind());
+    // every object of a type repeats these: one shared instance instead of one per object
+    out.setApiVersion(intern(source.getApiVersion()));
+    out.setKind(intern(source.getKind()));
     out.setMetadata(projectMetadata(source.getMetadata(), root.children.get("metadata")));
     Map<String, Object> props = source.getAdditionalProperties();
+    Map<String, Object> kept = null;
     if (props != null && !props.isEmpty()) {
       for (Map.Entry<String, PathNode> child : root.children.entrySet()) {
         if (child.getKey().equals("metadata") || !props.containsKey(child.getKey())) {
           continue;
         }
-        Object kept = project(props.get(child.getKey()), child.getValue());
-        if (kept != null) {
-          out.setAdditionalProperty(child.getKey(), kept);
+        Object value = project(props.get(child.getKey()), child.getValue());
+        if (value != null) {
+          if (kept == null) {
+            kept = new TreeMap<>();
+          }
+          // the key is the path's own instance, shared by every object
+          kept.put(child.getKey(), value);
         }
       }
     }
+    // a small sorted map (the API server's key order) rather than a 16-slot hash table per object
+    out.setAdditionalProperties(kept == null ? Map.of() : kept);
     return out;
   }
 
@@ -142,19 +150,22 @@ final class ObjectProjection {
       return meta;
     }
     ObjectMeta out = new ObjectMeta();
-    // ObjectMeta starts with empty collections; a projection holds none it was not asked for
+    // ObjectMeta starts with empty collections; a projection holds none it was not asked for, and
+    // shares one immutable empty instance where readers expect a collection
     out.setAnnotations(null);
     out.setFinalizers(null);
     out.setManagedFields(null);
+    out.setAdditionalProperties(Map.of());
+    // name, uid and resourceVersion are the only strings of their own each object keeps
     out.setName(meta.getName());
-    out.setNamespace(meta.getNamespace());
+    out.setNamespace(intern(meta.getNamespace()));
     out.setUid(meta.getUid());
     out.setResourceVersion(meta.getResourceVersion());
     out.setGeneration(meta.getGeneration());
-    out.setLabels(meta.getLabels());
-    out.setCreationTimestamp(meta.getCreationTimestamp());
+    out.setLabels(internLabels(meta.getLabels()));
     out.setDeletionTimestamp(meta.getDeletionTimestamp());
-    out.setOwnerReferences(meta.getOwnerReferences());
+    List<?> owners = meta.getOwnerReferences();
+    out.setOwnerReferences(owners == null || owners.isEmpty() ? List.of() : meta.getOwnerReferences());
     if (wanted == null) {
       return out;
     }
@@ -164,6 +175,7 @@ final class ObjectProjection {
         case "annotations" -> out.setAnnotations(projectAnnotations(meta.getAnnotations(), node));
         case "finalizers" -> out.setFinalizers(meta.getFinalizers());
         case "generateName" -> out.setGenerateName(meta.getGenerateName());
+        case "creationTimestamp" -> out.setCreationTimestamp(meta.getCreationTimestamp());
         case "deletionGracePeriodSeconds" ->
             out.setDeletionGracePeriodSeconds(meta.getDeletionGracePeriodSeconds());
         case "selfLink" -> out.setSelfLink(meta.getSelfLink());
@@ -174,6 +186,27 @@ final class ObjectProjection {
       }
     }
     return out;
+  }
+
+  /**
+   * Label keys and values repeat across objects (app=web on hundreds of them): each distinct
+   * string is held once. Sorted, as the API server sends them, in a map sized for a few entries.
+   */
+  private static Map<String, String> internLabels(Map<String, String> labels) {
+    if (labels == null || labels.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, String> out = new TreeMap<>();
+    labels.forEach((k, v) -> out.put(intern(k), intern(v)));
+    return out;
+  }
+
+  /**
+   * The JVM's string table: its entries are collected once no object refers to them, so a value
+   * that stops repeating costs nothing after its objects are gone.
+   */
+  private static String intern(String s) {
+    return s == null ? null : s.intern();
   }
 
   private static Map<String, String> projectAnnotations(Map<String, String> annotations,
@@ -205,7 +238,9 @@ final class ObjectProjection {
       return value;
     }
     if (value instanceof Map<?, ?> map) {
-      Map<String, Object> out = new LinkedHashMap<>(Math.max(2, node.children.size() * 2));
+      // keys come from the path tree (shared instances, sorted): a tree map costs one node per
+      // kept key and no hash table
+      Map<String, Object> out = new TreeMap<>();
       for (Map.Entry<String, PathNode> child : node.children.entrySet()) {
         if (map.containsKey(child.getKey())) {
           Object kept = project(map.get(child.getKey()), child.getValue());

@@ -1,5 +1,7 @@
 package io.kollect.informers;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -23,8 +25,10 @@ import org.openjdk.jol.info.GraphLayout;
 
 /**
  * Heap held per cached Deployment by a plain fabric8 informer, by the registry's default store
- * (managedFields and last-applied dropped) and by a 10-path projection, measured side by side
- * in one run on a real API server. Not a test: run it with
+ * (managedFields and last-applied dropped) and by a 10-path projection; and per cached ConfigMap
+ * of the issue-13 benchmark shape (two ~50-byte data keys, one label, 20 namespaces) by a plain
+ * informer and by the projection store under a two-field profile; measured side by side in one
+ * run on a real API server. Not a test: run it with
  * {@code ./mvnw -o -pl kollect-informers -Pbench test-compile exec:exec} (see docs/benchmarks.md).
  */
 public final class InformerMemoryBenchmark {
@@ -42,7 +46,11 @@ public final class InformerMemoryBenchmark {
       List.of("status", "availableReplicas"),
       List.of("status", "conditions", "type"));
 
+  /** The issue-13 benchmark profile: two fields of a ConfigMap. */
+  static final List<List<String>> CONFIG_MAP_PROFILE = List.of(List.of("data", "a"), List.of("data", "b"));
+
   private static final String NAMESPACE = "bench";
+  private static final int CONFIG_MAP_NAMESPACES = 20;
 
   private InformerMemoryBenchmark() {}
 
@@ -54,8 +62,21 @@ public final class InformerMemoryBenchmark {
 
   public static void main(String[] args) throws Exception {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
+    // "configmaps" runs only the ConfigMap rows (a couple of minutes less)
+    boolean deployments = args.length < 2 || !args[1].equals("configmaps");
     io.kollect.testing.TestApiServer server = io.kollect.testing.TestApiServer.start();
     try (KubernetesClient client = server.newAdminClient()) {
+      if (deployments) {
+        deploymentRows(client, n);
+      }
+      configMapRows(client, n);
+    } finally {
+      server.close();
+    }
+  }
+
+  private static void deploymentRows(KubernetesClient client, int n) throws Exception {
+    {
       populate(client, n);
       List<Result> results = new ArrayList<>();
       results.add(measure("plain fabric8 informer (GenericKubernetesResource)", n, () -> {
@@ -73,9 +94,39 @@ public final class InformerMemoryBenchmark {
           () -> registryCache(client, null, n)));
       results.add(measure("kollect projection (10-path Deployment profile)", n,
           () -> registryCache(client, DEPLOYMENT_PROFILE, n)));
-      print(results, n);
-    } finally {
-      server.close();
+      print(results, n, "Deployment");
+    }
+  }
+
+  private static void configMapRows(KubernetesClient client, int n) throws Exception {
+    {
+      populateConfigMaps(client, n);
+      List<Result> configMaps = new ArrayList<>();
+      configMaps.add(measure("plain fabric8 informer (GenericKubernetesResource)", n, () -> {
+        SharedIndexInformer<?> inf = client.genericKubernetesResources("v1", "ConfigMap")
+            .inAnyNamespace().withLabel("bench", "inventory").inform();
+        await(() -> inf.hasSynced() && inf.getStore().list().size() == n);
+        return new Cache((List<? extends HasMetadata>) inf.getStore().list(), inf::stop);
+      }));
+      configMaps.add(measure("plain fabric8 informer (typed ConfigMap)", n, () -> {
+        SharedIndexInformer<ConfigMap> inf = client.configMaps().inAnyNamespace()
+            .withLabel("bench", "inventory").inform();
+        await(() -> inf.hasSynced() && inf.getStore().list().size() == n);
+        return new Cache(inf.getStore().list(), inf::stop);
+      }));
+      configMaps.add(measure("kollect projection (data.a, data.b), one lease on 20 namespaces", n, () -> {
+        InformerRegistry registry = new InformerRegistry(client, InformerOptions.defaults()
+            .withReleaseGrace(Duration.ZERO));
+        Set<String> namespaces = new java.util.TreeSet<>();
+        for (int i = 0; i < CONFIG_MAP_NAMESPACES; i++) {
+          namespaces.add("cm-bench-" + i);
+        }
+        InformerLease lease = registry.lease(new LeaseRequest(Fixtures.CONFIG_MAP, namespaces,
+            null, Set.of(), CONFIG_MAP_PROFILE), new RecordingListener());
+        await(() -> lease.hasSynced() && lease.list().size() == n);
+        return new Cache(lease.list(), registry::close);
+      }));
+      print(configMaps, n, "ConfigMap");
     }
   }
 
@@ -156,16 +207,42 @@ public final class InformerMemoryBenchmark {
     pool.shutdown();
   }
 
-  private static void print(List<Result> results, int n) {
+  /**
+   * n ConfigMaps of the issue-13 shape: two data keys (~100 bytes together) and one label, spread
+   * over 20 namespaces, created with server-side defaults (managedFields included).
+   */
+  private static void populateConfigMaps(KubernetesClient client, int n) throws Exception {
+    for (int i = 0; i < CONFIG_MAP_NAMESPACES; i++) {
+      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("cm-bench-" + i)
+          .endMetadata().build()).create();
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    List<Future<?>> work = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String ns = "cm-bench-" + (i % CONFIG_MAP_NAMESPACES);
+      String name = "config-" + i;
+      work.add(pool.submit(() -> client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder()
+          .withNewMetadata().withNamespace(ns).withName(name).addToLabels("bench", "inventory").endMetadata()
+          .addToData("a", "value-a-" + name + "-" + "x".repeat(30))
+          .addToData("b", "value-b-" + name + "-" + "y".repeat(30))
+          .build()).create()));
+    }
+    for (Future<?> f : work) {
+      f.get();
+    }
+    pool.shutdown();
+  }
+
+  private static void print(List<Result> results, int n, String kind) {
     long plain = results.get(0).jolBytes();
     long plainHeap = results.get(0).heapBytes();
     System.out.println();
-    System.out.println("| variant | bytes/Deployment (JOL) | vs plain | heap delta/Deployment | vs plain |");
+    System.out.println("| variant | bytes/" + kind + " (JOL) | vs plain | heap delta/" + kind + " | vs plain |");
     System.out.println("|---|---:|---:|---:|---:|");
     for (Result r : results) {
       System.out.printf("| %s | %,d | %.2f | %,d | %.2f |%n", r.variant(), r.jolBytes(),
           (double) r.jolBytes() / plain, r.heapBytes(), (double) r.heapBytes() / plainHeap);
     }
-    System.out.println("(" + n + " Deployments, JDK " + System.getProperty("java.version") + ")");
+    System.out.println("(" + n + " " + kind + "s, JDK " + System.getProperty("java.version") + ")");
   }
 }
