@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +29,8 @@ final class ObjectProjection {
       "generation", "labels", "deletionTimestamp", "ownerReferences");
 
   private static final ObjectProjection FULL = new ObjectProjection(null);
+  /** Distinct label sets of cached objects, held weakly: a set no object has any more is collected. */
+  private static final WeakInterner<Map<String, String>> LABEL_SETS = new WeakInterner<>();
 
   /** Path tree; {@code null} for the full object. Leaves are empty nodes. */
   private final PathNode root;
@@ -106,23 +109,8 @@ final class ObjectProjection {
     out.setKind(intern(source.getKind()));
     out.setMetadata(projectMetadata(source.getMetadata(), root.children.get("metadata")));
     Map<String, Object> props = source.getAdditionalProperties();
-    Map<String, Object> kept = null;
-    if (props != null && !props.isEmpty()) {
-      for (Map.Entry<String, PathNode> child : root.children.entrySet()) {
-        if (child.getKey().equals("metadata") || !props.containsKey(child.getKey())) {
-          continue;
-        }
-        Object value = project(props.get(child.getKey()), child.getValue());
-        if (value != null) {
-          if (kept == null) {
-            kept = new TreeMap<>();
-          }
-          // the key is the path's own instance, shared by every object
-          kept.put(child.getKey(), value);
-        }
-      }
-    }
-    // a small sorted map (the API server's key order) rather than a 16-slot hash table per object
+    Map<String, Object> kept = props == null || props.isEmpty() ? null : root.projectChildren(props);
+    // a compact map rather than a 16-slot hash table per object
     out.setAdditionalProperties(kept == null ? Map.of() : kept);
     return out;
   }
@@ -198,7 +186,8 @@ final class ObjectProjection {
     }
     Map<String, String> out = new TreeMap<>();
     labels.forEach((k, v) -> out.put(intern(k), intern(v)));
-    return out;
+    // whole label sets repeat too (every object of a Deployment, a tenant, a benchmark): share them
+    return LABEL_SETS.intern(Collections.unmodifiableSortedMap((java.util.SortedMap<String, String>) out));
   }
 
   /**
@@ -238,18 +227,7 @@ final class ObjectProjection {
       return value;
     }
     if (value instanceof Map<?, ?> map) {
-      // keys come from the path tree (shared instances, sorted): a tree map costs one node per
-      // kept key and no hash table
-      Map<String, Object> out = new TreeMap<>();
-      for (Map.Entry<String, PathNode> child : node.children.entrySet()) {
-        if (map.containsKey(child.getKey())) {
-          Object kept = project(map.get(child.getKey()), child.getValue());
-          if (kept != null) {
-            out.put(child.getKey(), kept);
-          }
-        }
-      }
-      return out.isEmpty() ? null : out;
+      return node.projectChildren(map);
     }
     if (value instanceof List<?> list) {
       List<Object> out = new ArrayList<>(list.size());
@@ -284,6 +262,55 @@ final class ObjectProjection {
   private static final class PathNode {
     private final Map<String, PathNode> children = new TreeMap<>();
     private boolean leaf;
+
+    /** The children's keys, in order: one array shared by every map that keeps all of them. */
+    private volatile String[] allKeys;
+
+    /**
+     * What {@code map} keeps under this node's children, or {@code null} when nothing: a compact
+     * map whose keys are the path tree's own instances.
+     */
+    Map<String, Object> projectChildren(Map<?, ?> map) {
+      String[] keys = allKeys;
+      if (keys == null) {
+        keys = children.keySet().toArray(new String[0]);
+        allKeys = keys;
+      }
+      Object[] values = new Object[keys.length];
+      int found = 0;
+      for (int i = 0; i < keys.length; i++) {
+        Object v = map.get(keys[i]);
+        if (v != null) {
+          v = project(v, children.get(keys[i]));
+        }
+        values[i] = v;
+        if (v != null) {
+          found++;
+        }
+      }
+      if (found == 0) {
+        return null;
+      }
+      if (found == 1) {
+        for (int i = 0; i < keys.length; i++) {
+          if (values[i] != null) {
+            return Map.of(keys[i], values[i]);
+          }
+        }
+      }
+      if (found == keys.length) {
+        return new CompactMap(keys, values);
+      }
+      String[] someKeys = new String[found];
+      Object[] someValues = new Object[found];
+      for (int i = 0, j = 0; i < keys.length; i++) {
+        if (values[i] != null) {
+          someKeys[j] = keys[i];
+          someValues[j++] = values[i];
+        }
+      }
+      return new CompactMap(someKeys, someValues);
+    }
 
     void add(List<String> path, int index) {
       if (leaf) {

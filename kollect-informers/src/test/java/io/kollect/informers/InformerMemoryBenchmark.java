@@ -122,7 +122,7 @@ public final class InformerMemoryBenchmark {
           namespaces.add("cm-bench-" + i);
         }
         InformerLease lease = registry.lease(new LeaseRequest(Fixtures.CONFIG_MAP, namespaces,
-            null, Set.of(), CONFIG_MAP_PROFILE), new RecordingListener());
+            null, Set.of(), CONFIG_MAP_PROFILE), event -> { });
         await(() -> lease.hasSynced() && lease.list().size() == n);
         return new Cache(lease.list(), registry::close);
       }));
