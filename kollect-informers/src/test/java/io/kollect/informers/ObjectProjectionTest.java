@@ -150,4 +150,49 @@ class ObjectProjectionTest {
     assertThat(union.covers(List.of(List.of("data", "a")))).isTrue();
     assertThat(union.covers(List.of(List.of("data", "b")))).isTrue();
   }
+
+  private static GenericKubernetesResource configMap(String name) {
+    return JSON.unmarshal("""
+        {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"%s","namespace":"tenant-1",
+        "uid":"uid-%s","resourceVersion":"7","creationTimestamp":"2026-11-24T06:00:00Z",
+        "labels":{"app":"inventory","tier":"cache"},"ownerReferences":[],
+        "managedFields":[{"manager":"kubectl","operation":"Update"}]},
+        "data":{"a":"value a of %s","b":"value b of %s","c":"not read"}}
+        """.formatted(name, name, name, name), GenericKubernetesResource.class);
+  }
+
+  @Test
+  void projectedObjectsShareWhatRepeatsAndKeepOnlyNameUidAndResourceVersionOfTheirOwn() {
+    ObjectProjection twoFields = ObjectProjection.of(List.of(List.of("data", "a"), List.of("data", "b")));
+    GenericKubernetesResource one = twoFields.apply(configMap("one"));
+    GenericKubernetesResource two = twoFields.apply(configMap("two"));
+    // parsed separately, yet one instance each: namespace, kind, label keys and values, label set
+    assertThat(one.getMetadata().getNamespace()).isSameAs(two.getMetadata().getNamespace());
+    assertThat(one.getKind()).isSameAs(two.getKind());
+    assertThat(one.getApiVersion()).isSameAs(two.getApiVersion());
+    assertThat(one.getMetadata().getLabels()).isSameAs(two.getMetadata().getLabels())
+        .containsExactly(Map.entry("app", "inventory"), Map.entry("tier", "cache"));
+    assertThat(one.getMetadata().getCreationTimestamp()).isNull();
+    assertThat(one.getMetadata().getManagedFields()).isNull();
+    assertThat(one.getMetadata().getOwnerReferences()).isEmpty();
+    assertThat(one.getMetadata().getUid()).isEqualTo("uid-one");
+    // the kept map reads like any map, in the API server's (sorted) key order
+    Map<String, Object> data = (Map<String, Object>) one.getAdditionalProperties().get("data");
+    assertThat(data).isEqualTo(Map.of("a", "value a of one", "b", "value b of one"));
+    assertThat(data.keySet()).containsExactly("a", "b");
+    assertThat(data.get("c")).isNull();
+    assertThat(one.getAdditionalProperties()).containsOnlyKeys("data");
+    assertThat(JSON.asJson(one)).contains("\"data\":{\"a\":\"value a of one\",\"b\":\"value b of one\"}");
+  }
+
+  @Test
+  void creationTimestampIsKeptWhenALeaseReadsIt() {
+    List<List<String>> paths = List.of(List.of("data", "a"), List.of("metadata", "creationTimestamp"));
+    ObjectProjection p = ObjectProjection.of(paths);
+    assertThat(p.covers(paths)).isTrue();
+    assertThat(ObjectProjection.of(List.of(List.of("data", "a")))
+        .covers(List.of(List.of("metadata", "creationTimestamp")))).isFalse();
+    assertThat(p.apply(configMap("x")).getMetadata().getCreationTimestamp())
+        .isEqualTo("2026-11-24T06:00:00Z");
+  }
 }
