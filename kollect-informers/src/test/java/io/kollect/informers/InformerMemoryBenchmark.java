@@ -127,7 +127,68 @@ public final class InformerMemoryBenchmark {
         return new Cache(lease.list(), registry::close);
       }));
       print(configMaps, n, "ConfigMap");
+      largestAllocationPerEvent(client, n);
     }
+  }
+
+  /**
+   * Records every allocation outside a TLAB (where any large allocation lands) with JFR while
+   * the projection store handles 200 updates, and reports the largest: no event may cost a
+   * single allocation of 1 MiB or more (a copy of a store or an index would).
+   */
+  private static void largestAllocationPerEvent(KubernetesClient client, int n) throws Exception {
+    InformerRegistry registry = new InformerRegistry(client, InformerOptions.defaults());
+    java.util.concurrent.atomic.AtomicInteger updates = new java.util.concurrent.atomic.AtomicInteger();
+    Set<String> namespaces = new java.util.TreeSet<>();
+    for (int i = 0; i < CONFIG_MAP_NAMESPACES; i++) {
+      namespaces.add("cm-bench-" + i);
+    }
+    InformerLease lease = registry.lease(new LeaseRequest(Fixtures.CONFIG_MAP, namespaces, null,
+        Set.of(), CONFIG_MAP_PROFILE), event -> {
+          if (event.kind() == ResourceEvent.Kind.UPDATED) {
+            updates.incrementAndGet();
+          }
+        });
+    await(() -> lease.hasSynced() && lease.list().size() == n);
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("informer-events", ".jfr");
+    int changes = 200;
+    try (jdk.jfr.Recording recording = new jdk.jfr.Recording()) {
+      recording.enable("jdk.ObjectAllocationOutsideTLAB").withStackTrace();
+      recording.start();
+      for (int i = 0; i < changes; i++) {
+        String ns = "cm-bench-" + (i % CONFIG_MAP_NAMESPACES);
+        client.configMaps().inNamespace(ns).withName("config-" + i)
+            .edit(cm -> { cm.getData().put("a", cm.getData().get("a") + "!"); return cm; });
+      }
+      await(() -> updates.get() >= changes);
+      recording.stop();
+      recording.dump(file);
+    }
+    registry.close();
+    long largest = 0;
+    String where = "";
+    long atLeastMiB = 0;
+    for (jdk.jfr.consumer.RecordedEvent e : jdk.jfr.consumer.RecordingFile.readAllEvents(file)) {
+      long size = e.getLong("allocationSize");
+      String thread = e.getThread() == null ? "?" : e.getThread().getJavaName();
+      if ("main".equals(thread)) {
+        continue; // the benchmark's own edits
+      }
+      if (size >= 1 << 20) {
+        atLeastMiB++;
+      }
+      if (size > largest) {
+        largest = size;
+        var frames = e.getStackTrace() == null ? List.<jdk.jfr.consumer.RecordedFrame>of()
+            : e.getStackTrace().getFrames();
+        where = thread + " " + e.getClass("objectClass").getName() + " at "
+            + frames.stream().limit(4).map(f -> f.getMethod().getType().getName() + "."
+                + f.getMethod().getName()).collect(java.util.stream.Collectors.joining(" < "));
+      }
+    }
+    java.nio.file.Files.deleteIfExists(file);
+    System.out.printf("%nDuring %d update events on %,d cached ConfigMaps: largest single allocation "
+        + "%,d bytes (%s); allocations of 1 MiB or more: %d%n", changes, n, largest, where, atLeastMiB);
   }
 
   private static Cache registryCache(KubernetesClient client, List<List<String>> keepPaths, int n) {
