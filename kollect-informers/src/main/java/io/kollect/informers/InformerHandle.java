@@ -133,10 +133,6 @@ final class InformerHandle implements InformerSet.Member {
     phase = Phase.RETIRED;
   }
 
-  Phase phase() {
-    return phase;
-  }
-
   @Override
   public WatchLiveness.Stall stall(Instant now) {
     return stopped ? null : liveness.stalled(now);
@@ -159,6 +155,7 @@ final class InformerHandle implements InformerSet.Member {
 
   @Override
   public String toString() {
-    return owner.type + (ScopePlanner.ALL.equals(scope) ? " (all namespaces)" : " in " + scope);
+    return owner.type + (ScopePlanner.ALL.equals(scope) ? " (all namespaces)" : " in " + scope)
+        + (phase == Phase.ACTIVE ? "" : " (" + phase.name().toLowerCase() + ")");
   }
 }

@@ -1,0 +1,90 @@
+package io.kollect.informers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.kollect.informers.ResourceEvent.Kind;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Routing one change to the leases it concerns, as each lease sees it; no cluster. */
+class EventRouterTest {
+
+  private final EventRouter router = new EventRouter(Fixtures.CONFIG_MAP);
+
+  private static LeaseHandle lease(Set<String> namespaces, Map<String, String> selector,
+      RecordingListener listener) {
+    LeaseRequest request = new LeaseRequest(Fixtures.CONFIG_MAP, namespaces,
+        selector == null ? null : new LabelSelectorBuilder().withMatchLabels(selector).build(),
+        Set.of(), null);
+    // the type state is only needed to read or close: routing never touches it
+    return new LeaseHandle(null, request, listener,
+        LabelSelectorMatcher.compile(request.labelSelector(), "labelSelector"));
+  }
+
+  private static GenericKubernetesResource cm(String namespace, String name, String rv,
+      Map<String, String> labels) {
+    return new GenericKubernetesResourceBuilder().withApiVersion("v1").withKind("ConfigMap")
+        .withNewMetadata().withNamespace(namespace).withName(name).withResourceVersion(rv)
+        .withLabels(labels).endMetadata().build();
+  }
+
+  @Test
+  void anEventReachesOnlyTheLeasesOfItsNamespaceAndThoseOfAllNamespaces() {
+    RecordingListener a = new RecordingListener();
+    RecordingListener b = new RecordingListener();
+    RecordingListener all = new RecordingListener();
+    router.leases(List.of(lease(Set.of("a"), null, a), lease(Set.of("b"), null, b),
+        lease(Set.of(), null, all)));
+    GenericKubernetesResource obj = cm("a", "x", "1", Map.of());
+    router.route(Kind.ADDED, obj, null, l -> true, null);
+    assertThat(a.events).singleElement().satisfies(e -> {
+      assertThat(e.kind()).isEqualTo(Kind.ADDED);
+      assertThat(e.object()).isSameAs(obj);
+    });
+    assertThat(b.events).isEmpty();
+    assertThat(all.events).hasSize(1);
+  }
+
+  @Test
+  void leavingALeasesSelectorIsADeleteForItAndComingBackAnAdd() {
+    RecordingListener frontend = new RecordingListener();
+    RecordingListener everything = new RecordingListener();
+    router.leases(List.of(lease(Set.of("a"), Map.of("tier", "frontend"), frontend),
+        lease(Set.of("a"), null, everything)));
+    GenericKubernetesResource front = cm("a", "x", "1", Map.of("tier", "frontend"));
+    GenericKubernetesResource back = cm("a", "x", "2", Map.of("tier", "backend"));
+    GenericKubernetesResource frontAgain = cm("a", "x", "3", Map.of("tier", "frontend"));
+    router.route(Kind.UPDATED, back, front, l -> true, null);
+    router.route(Kind.UPDATED, frontAgain, back, l -> true, null);
+    assertThat(frontend.events).extracting(ResourceEvent::kind).containsExactly(Kind.DELETED, Kind.ADDED);
+    assertThat(frontend.events.get(0).object()).isSameAs(back);
+    assertThat(everything.events).extracting(ResourceEvent::kind).containsExactly(Kind.UPDATED, Kind.UPDATED);
+  }
+
+  @Test
+  void aSourceThatDoesNotSpeakForALeaseIsNotHeardByIt() {
+    RecordingListener narrow = new RecordingListener();
+    LeaseHandle l = lease(Set.of("a"), null, narrow);
+    router.leases(List.of(l));
+    router.route(Kind.ADDED, cm("a", "x", "1", Map.of()), null, lease -> lease != l, null);
+    assertThat(narrow.events).isEmpty();
+  }
+
+  @Test
+  void duringASwitchTheSameVersionIsAnnouncedOnceWhicheverInformerDeliversIt() {
+    RecordingListener listener = new RecordingListener();
+    router.leases(List.of(lease(Set.of("a"), null, listener)));
+    Handover handover = new Handover();
+    GenericKubernetesResource v2 = cm("a", "x", "2", Map.of());
+    router.route(Kind.UPDATED, v2, cm("a", "x", "1", Map.of()), l -> true, handover);
+    router.route(Kind.UPDATED, v2, cm("a", "x", "1", Map.of()), l -> true, handover);
+    router.route(Kind.DELETED, cm("a", "x", "3", Map.of()), null, l -> true, handover);
+    router.route(Kind.DELETED, cm("a", "x", "3", Map.of()), null, l -> true, handover);
+    assertThat(listener.events).extracting(ResourceEvent::kind).containsExactly(Kind.UPDATED, Kind.DELETED);
+  }
+}
