@@ -111,6 +111,24 @@ class FirstListIT {
     }
   }
 
+  @Test
+  void aWholeObjectLeaseHearsTheFirstPagesAddsBeforeTheLastPageIsRequested() {
+    configMaps("whole", 200);
+    AtomicReference<Integer> pagesAtFirstAdd = new AtomicReference<>();
+    try (GoneProxy proxy = GoneProxy.forwarding(api.admin, "configmaps");
+        KubernetesClient client = proxy.client(api.admin);
+        InformerRegistry registry = new InformerRegistry(client, InformerOptions.defaults()
+            .withListPageSize(20))) {
+      InformerLease lease = registry.lease(new LeaseRequest(CONFIG_MAP, Set.of("whole"), null,
+          Set.of(), null), event -> pagesAtFirstAdd.compareAndSet(null, proxy.listRequests()));
+      await().atMost(Duration.ofSeconds(60)).until(lease::hasSynced);
+      // ten pages: fabric8 holds a full-state store's adds back until the last one, ours streams
+      assertThat(proxy.listRequests()).isEqualTo(10);
+      assertThat(pagesAtFirstAdd.get()).isLessThan(10);
+      assertThat(lease.list()).hasSize(200);
+    }
+  }
+
   private static void assertProjected(GenericKubernetesResource object) {
     assertThat(object.getAdditionalProperties()).containsOnlyKeys("data");
     assertThat((Map<String, Object>) object.getAdditionalProperties().get("data")).containsOnlyKeys("a");

@@ -43,7 +43,7 @@ final class GoneProxy implements AutoCloseable {
   private final String base;
   private final String resource;
   private final Runnable beforeGone;
-  private final AtomicBoolean goneSent = new AtomicBoolean();
+  private final AtomicBoolean goneSent;
   final List<String> listUris = new CopyOnWriteArrayList<>();
 
   /**
@@ -51,6 +51,16 @@ final class GoneProxy implements AutoCloseable {
    *     while the list is interrupted)
    */
   GoneProxy(KubernetesClient admin, String resource, Runnable beforeGone) {
+    this(admin, resource, beforeGone, true);
+  }
+
+  /** A proxy that only forwards (and records list requests), never answering 410. */
+  static GoneProxy forwarding(KubernetesClient admin, String resource) {
+    return new GoneProxy(admin, resource, () -> { }, false);
+  }
+
+  private GoneProxy(KubernetesClient admin, String resource, Runnable beforeGone, boolean gone) {
+    this.goneSent = new AtomicBoolean(!gone);
     this.upstream = admin.getHttpClient();
     this.base = admin.getMasterUrl().toString().replaceAll("/$", "");
     this.resource = resource;
@@ -80,6 +90,11 @@ final class GoneProxy implements AutoCloseable {
 
   boolean goneSent() {
     return goneSent.get();
+  }
+
+  /** List requests (pages) of the resource forwarded or answered so far. */
+  int listRequests() {
+    return listUris.size();
   }
 
   private void handle(HttpExchange exchange) throws IOException {
