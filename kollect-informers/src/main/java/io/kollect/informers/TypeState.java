@@ -422,10 +422,17 @@ final class TypeState {
     if (h.stopped() || obj.getMetadata() == null) {
       return;
     }
-    // events carry what the cache keeps, never the wire object: for a delete the cache no longer
-    // holds it (fabric8 hands over the wire object), so it is projected here
-    GenericKubernetesResource cached = kind == ResourceEvent.Kind.DELETED ? null
-        : h.store.get(Cache.metaNamespaceKeyFunc(obj));
+    // events carry what the cache keeps of this event's state, never the wire object. fabric8
+    // hands events to handlers after storing them, so the cache may already hold a later state:
+    // then (and for a delete, which the cache no longer holds) the event's own state is projected
+    GenericKubernetesResource cached = null;
+    if (kind != ResourceEvent.Kind.DELETED) {
+      GenericKubernetesResource held = h.store.get(Cache.metaNamespaceKeyFunc(obj));
+      if (held != null && Objects.equals(held.getMetadata().getResourceVersion(),
+          obj.getMetadata().getResourceVersion())) {
+        cached = held;
+      }
+    }
     if (cached == null) {
       cached = h.projection().apply(obj);
     }
