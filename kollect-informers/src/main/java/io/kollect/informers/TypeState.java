@@ -67,6 +67,7 @@ final class TypeState {
 
   // planner thread only
   private ScheduledFuture<?> graceStop;
+  private ScheduledFuture<?> handoverEnd;
   private ScheduledFuture<?> retry;
   private int followUpsLeft;
   private int failures;
@@ -204,6 +205,11 @@ final class TypeState {
         },
         registry.options().clusterWideThreshold());
     info = current;
+    if (!informers.active().isEmpty() && handover == null) {
+      // before any successor starts: an active informer may deliver a change the successor's
+      // watch will deliver again, however long this thread is kept from running meanwhile
+      handover = new Handover();
+    }
     onSwitch(informers.apply(plan.scopes(), plan.projection()));
     noteSwitching();
     skipped = plan.skipped();
@@ -255,12 +261,22 @@ final class TypeState {
     reportCachedObjects();
   }
 
-  /** Starts or ends the exactly-once record of a switch (planner thread). */
+  /**
+   * Starts or ends the exactly-once record of a switch (planner thread). It outlives the switch by
+   * one more drain: an event a stopped informer was already handing out must still find it.
+   */
   private void noteSwitching() {
-    if (!informers.switching()) {
-      handover = null;
-    } else if (handover == null) {
-      handover = new Handover();
+    if (informers.switching()) {
+      if (handover == null) {
+        handover = new Handover();
+      }
+    } else if (handover != null && handoverEnd == null) {
+      handoverEnd = registry.schedule(() -> {
+        handoverEnd = null;
+        if (!informers.switching()) {
+          handover = null;
+        }
+      }, DRAIN);
     }
   }
 
