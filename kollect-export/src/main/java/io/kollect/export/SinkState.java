@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,6 +36,15 @@ final class SinkState {
 
   final ConcurrentHashMap<String, ExportedEntry> acknowledged;
   final AtomicBoolean dirty = new AtomicBoolean();
+
+  /**
+   * Keys whose acknowledged state changed (a new state, or removed) since the last checkpoint
+   * write: the next write hands only these to the store, so a change costs O(changed), not
+   * O(state). A key is added after {@link #acknowledged} changed, and the writer removes it before
+   * reading {@link #acknowledged}, so a concurrent acknowledgement is never lost, at worst written
+   * twice.
+   */
+  final Set<String> unsaved = ConcurrentHashMap.newKeySet();
 
   /** Only send times changed since the last write: written on close, not by the periodic save. */
   final AtomicBoolean sendTimesChanged = new AtomicBoolean();
@@ -85,6 +95,7 @@ final class SinkState {
     refused.remove(key);
     if (op == Op.DELETE) {
       if (acknowledged.remove(key) != null) {
+        unsaved.add(key);
         dirty.set(true);
       }
       return;
@@ -92,6 +103,7 @@ final class SinkState {
     ExportedEntry before = acknowledged.put(key, entry.withLastSentAt(now));
     if (before == null || !Objects.equals(before.contentHash(), entry.contentHash())
         || !Objects.equals(before.sequence(), entry.sequence())) {
+      unsaved.add(key);
       dirty.set(true);
     } else {
       sendTimesChanged.set(true);
