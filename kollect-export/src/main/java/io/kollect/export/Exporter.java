@@ -845,6 +845,11 @@ public final class Exporter implements AutoCloseable {
     }
   }
 
+  /** For tests and the memory benchmark: the state of one target, or null. */
+  TargetState targetState(String target) {
+    return targets.get(target);
+  }
+
   /** For tests: whether the exporter still holds state for a target. */
   boolean knowsTarget(String target) {
     return targets.containsKey(target);
