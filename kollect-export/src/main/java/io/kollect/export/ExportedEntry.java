@@ -79,6 +79,12 @@ public record ExportedEntry(
         record.profile(), record.contentHash(), record.cluster(), record.sequence(), null);
   }
 
+  /** The entry for a record handed to a sink at {@code when} (its sequence included). */
+  static ExportedEntry sent(io.kollect.extract.Record record, Instant when) {
+    return new ExportedEntry(record.resource(), record.namespace(), record.name(), record.uid(),
+        record.profile(), record.contentHash(), record.cluster(), record.sequence(), when);
+  }
+
   /** This entry with {@code sequence}; everything else unchanged. */
   public ExportedEntry withSequence(Long seq) {
     return new ExportedEntry(resource, namespace, name, uid, profile, contentHash, cluster, seq,

@@ -374,16 +374,14 @@ public final class Exporter implements AutoCloseable {
         ExportedEntry prev = st.enqueued.get(key);
         if (prev == null || !r.contentHash().equals(prev.contentHash())) {
           Record sent = r.withSequence(sequences.next());
-          ExportedEntry entry = ExportedEntry.of(sent);
+          ExportedEntry entry = ExportedEntry.sent(sent, now);
           st.enqueued.put(key, entry);
           out.add(new Pending(st, key, sent, entry));
-          st.lastSent.put(key, now);
         }
       }
       for (String key : deletedKeys) {
         ExportedEntry prev = st.enqueued.remove(key);
         if (prev != null) {
-          st.lastSent.remove(key);
           Record tombstone = tombstone(ts.target, prev).withSequence(sequences.next());
           out.add(new Pending(st, key, tombstone, prev));
         }
@@ -556,10 +554,9 @@ public final class Exporter implements AutoCloseable {
       if (prev == null || !r.contentHash().equals(prev.contentHash())) {
         // a new state: a new sequence, larger than any this key had (also before a restart)
         Record sent = r.withSequence(sequences.next());
-        ExportedEntry entry = ExportedEntry.of(sent);
+        ExportedEntry entry = ExportedEntry.sent(sent, now);
         enqueued.put(key, entry);
         out.add(new Pending(st, key, sent, entry));
-        st.lastSent.put(key, now);
       }
     }
     // Every current key is in `enqueued` now, so it holds vanished keys exactly when it is larger;
@@ -571,7 +568,6 @@ public final class Exporter implements AutoCloseable {
         Map.Entry<String, ExportedEntry> e = it.next();
         if (!ts.current.containsKey(e.getKey())) {
           it.remove();
-          st.lastSent.remove(e.getKey());
           Record tombstone = tombstone(ts.target, e.getValue()).withSequence(sequences.next());
           out.add(new Pending(st, e.getKey(), tombstone, e.getValue()));
         }
@@ -684,18 +680,17 @@ public final class Exporter implements AutoCloseable {
               continue;
             }
             ExportedEntry entry = st.enqueued.get(key);
-            Instant lastSent = st.lastSent.get(key);
+            Instant lastSent = entry == null ? null : entry.lastSentAt();
             if (entry == null || (lastSent != null
                 && Duration.between(lastSent, now).compareTo(minAge) < 0)
                 || st.isRefused(key, entry)) {
               continue;
             }
-            if (entry.sequence() == null) {
-              entry = entry.withSequence(sequences.next());
-              st.enqueued.put(key, entry);
-            }
+            entry = new ExportedEntry(entry.resource(), entry.namespace(), entry.name(),
+                entry.uid(), entry.profile(), entry.contentHash(), entry.cluster(),
+                entry.sequence() != null ? entry.sequence() : sequences.next(), now);
+            st.enqueued.put(key, entry);
             out.add(new Pending(st, key, e.getValue().withSequence(entry.sequence()), entry));
-            st.lastSent.put(key, now);
           }
           channel.enqueue(out);
         }
