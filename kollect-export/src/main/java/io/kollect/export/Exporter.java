@@ -754,11 +754,7 @@ public final class Exporter implements AutoCloseable {
       if (st.detached) {
         return;
       }
-      List<String> keys = new ArrayList<>(st.unsaved.size());
-      for (Iterator<String> it = st.unsaved.iterator(); it.hasNext(); ) {
-        keys.add(it.next());
-        it.remove();
-      }
+      Set<String> keys = st.takeUnsaved();
       try {
         if (whole) {
           st.sendTimesChanged.set(false);
@@ -781,7 +777,7 @@ public final class Exporter implements AutoCloseable {
           LOG.info("checkpoint writes work again");
         }
       } catch (RuntimeException e) {
-        st.unsaved.addAll(keys);
+        st.returnUnsaved(keys);
         st.dirty.set(true);
         if (whole) {
           st.sendTimesChanged.set(true);

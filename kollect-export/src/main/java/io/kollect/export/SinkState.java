@@ -4,6 +4,7 @@ import io.kollect.extract.Op;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -38,11 +39,14 @@ final class SinkState {
   /**
    * Keys whose acknowledged state changed (a new state, or removed) since the last checkpoint
    * write: the next write hands only these to the store, so a change costs O(changed), not
-   * O(state). A key is added after {@link #acknowledged} changed, and the writer removes it before
-   * reading {@link #acknowledged}, so a concurrent acknowledgement is never lost, at worst written
-   * twice.
+   * O(state). A key is added after {@link #acknowledged} changed, and the writer takes the whole
+   * set (replacing it with a new one) before reading {@link #acknowledged}, so a concurrent
+   * acknowledgement is never lost, at worst written twice. Replacing rather than clearing lets
+   * the table a first full export grew (one slot per key) go, instead of keeping it for good.
+   * Guarded by {@link #unsavedLock}, held only for an add or the swap.
    */
-  final Set<String> unsaved = ConcurrentHashMap.newKeySet();
+  private Set<String> unsaved = new HashSet<>();
+  private final Object unsavedLock = new Object();
 
   /** Only send times changed since the last write: written on close, not by the periodic save. */
   final AtomicBoolean sendTimesChanged = new AtomicBoolean();
@@ -92,7 +96,7 @@ final class SinkState {
     refused.remove(key);
     if (op == Op.DELETE) {
       if (acknowledged.remove(key) != null) {
-        unsaved.add(key);
+        markUnsaved(key);
         dirty.set(true);
       }
       return;
@@ -103,10 +107,32 @@ final class SinkState {
     ExportedEntry before = acknowledged.put(key, entry);
     if (before == null || !Objects.equals(before.contentHash(), entry.contentHash())
         || !Objects.equals(before.sequence(), entry.sequence())) {
-      unsaved.add(key);
+      markUnsaved(key);
       dirty.set(true);
     } else {
       sendTimesChanged.set(true);
+    }
+  }
+
+  private void markUnsaved(String key) {
+    synchronized (unsavedLock) {
+      unsaved.add(key);
+    }
+  }
+
+  /** The keys acknowledged since the last call; the writer hands them to the store. */
+  Set<String> takeUnsaved() {
+    synchronized (unsavedLock) {
+      Set<String> taken = unsaved;
+      unsaved = new HashSet<>();
+      return taken;
+    }
+  }
+
+  /** Puts back keys whose write failed, so the next write carries them again. */
+  void returnUnsaved(Set<String> keys) {
+    synchronized (unsavedLock) {
+      unsaved.addAll(keys);
     }
   }
 
