@@ -45,7 +45,7 @@ public final class CheckpointBench {
   private CheckpointBench() {}
 
   public static void main(String[] args) throws Exception {
-    int seconds = Integer.getInteger("bench.seconds", 600);
+    int seconds = Integer.getInteger("bench.seconds", 6_000);
     System.out.println("File checkpoint, " + CHANGES_PER_SECOND + " changes/s, " + seconds
         + " one-second intervals simulated\n");
     System.out.println("| keys | store | bytes written / change | ms / write |");
