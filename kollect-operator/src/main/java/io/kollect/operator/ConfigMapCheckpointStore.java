@@ -88,6 +88,10 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
   private static final String GENERATION = "kollect.io/generation";
   private static final String THROUGH = "kollect.io/through";
   private static final String SEQ = "kollect.io/delta-seq";
+  /** Label of a delta: the generation that was newest when it was written (see compaction). */
+  static final String BASE = "kollect.io/checkpoint-base";
+  /** Label of a snapshot part: its generation, so a superseded generation goes in one request. */
+  static final String GENERATION_LABEL = "kollect.io/checkpoint-generation";
   private static final String KEY = "entries.json.gz";
   private static final String DELTA_KEY = "delta.json.gz";
   private static final ObjectMapper MAPPER =
@@ -101,6 +105,13 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
     long generation;
     /** The highest generation listed or reserved, complete or not: a new one goes above it. */
     long highestGeneration;
+    /**
+     * The base label of new deltas. Raised (under the lock) whenever a snapshot is about to be
+     * written from a listing, so every delta with an older base is in that listing and the
+     * snapshot contains it: once the snapshot is complete they go in one deletecollection per
+     * base instead of one request per delta.
+     */
+    long deltaBase;
     long through;
     long nextSeq = 1;
     int deltas;
@@ -277,7 +288,8 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
     for (int attempt = 0; ; attempt++) {
       long seq = k.nextSeq;
       ConfigMap cm = object(id + "-d" + seq, id, target, sink)
-          .editMetadata().addToAnnotations(SEQ, Long.toString(seq)).endMetadata()
+          .editMetadata().addToAnnotations(SEQ, Long.toString(seq))
+          .addToLabels(BASE, Long.toString(k.deltaBase)).endMetadata()
           .addToBinaryData(DELTA_KEY, Base64.getEncoder().encodeToString(gz))
           .build();
       try {
@@ -312,6 +324,7 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
         l = list(id);
         k.highestGeneration = Math.max(k.highestGeneration, l.highest());
         generation = ++k.highestGeneration;
+        k.deltaBase = generation;
       }
       List<ConfigMap> written = writeParts(id, target, sink, l.entries(), generation,
           l.maxSeq(), true, k, epoch);
@@ -350,6 +363,7 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
     Listing before = list(id);
     k.highestGeneration = Math.max(k.highestGeneration, before.highest());
     long generation = ++k.highestGeneration;
+    k.deltaBase = generation;
     long through = Math.max(k.nextSeq - 1, before.maxSeq());
     List<ConfigMap> written = writeParts(id, target, sink, entries, generation, through, false, k,
         k.epoch);
@@ -387,6 +401,7 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
       ConfigMap cm = object(id + "-s" + generation + "-" + i, id, target, sink)
           .editMetadata()
           .addToAnnotations(GENERATION, Long.toString(generation))
+          .addToLabels(GENERATION_LABEL, Long.toString(generation))
           .addToAnnotations(PARTS, Integer.toString(count))
           .addToAnnotations(DIGEST, digest)
           .addToAnnotations(THROUGH, Long.toString(through))
@@ -402,30 +417,82 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
   /**
    * Deletes what a complete new snapshot ({@code written}) made redundant among the objects listed
    * before it was written: every other snapshot part (older generations, version 1/2 objects, an
-   * unreadable or newer-format checkpoint it replaced) and the deltas it contains.
+   * unreadable or newer-format checkpoint it replaced) and the deltas it contains. Format 3
+   * objects go by label, one deletecollection per superseded generation and per delta base, so a
+   * compaction costs a few requests whatever the number of deltas; older objects go by name.
    */
   private void removeSuperseded(List<ConfigMap> objects, List<ConfigMap> written, long through,
       boolean paced) {
     Set<String> keep = new java.util.HashSet<>();
     written.forEach(cm -> keep.add(cm.getMetadata().getName()));
+    Set<String> bases = new TreeSet<>();
+    Set<String> unsafeBases = new java.util.HashSet<>();
+    Set<String> generations = new TreeSet<>();
+    List<String> byName = new ArrayList<>();
     for (ConfigMap cm : objects) {
       Map<String, String> a = annotations(cm);
-      boolean delta = a.containsKey(SEQ);
-      boolean stale = delta ? parseLong(a.get(SEQ)) <= through
-          : !keep.contains(cm.getMetadata().getName());
-      if (!stale) {
-        continue;
+      Map<String, String> labels = cm.getMetadata().getLabels() == null ? Map.of()
+          : cm.getMetadata().getLabels();
+      String name = cm.getMetadata().getName();
+      if (a.containsKey(SEQ)) {
+        String base = labels.get(BASE);
+        if (parseLong(a.get(SEQ)) > through) {
+          if (base != null) {
+            unsafeBases.add(base);
+          }
+        } else if (base != null) {
+          bases.add(base);
+        } else {
+          byName.add(name);
+        }
+      } else if (!keep.contains(name)) {
+        String g = labels.get(GENERATION_LABEL);
+        if (g != null && !written.isEmpty()
+            && g.equals(written.get(0).getMetadata().getLabels().get(GENERATION_LABEL))) {
+          byName.add(name); // a leftover part of the generation just written (more parts before)
+        } else if (g != null) {
+          generations.add(g);
+        } else {
+          byName.add(name);
+        }
       }
-      if (paced) {
-        pause();
+    }
+    for (String base : unsafeBases) {
+      // a base with a delta newer than the snapshot cannot go whole; its older deltas go by name
+      if (bases.remove(base)) {
+        for (ConfigMap cm : objects) {
+          Map<String, String> labels = cm.getMetadata().getLabels();
+          if (labels != null && base.equals(labels.get(BASE))
+              && parseLong(annotations(cm).get(SEQ)) <= through) {
+            byName.add(cm.getMetadata().getName());
+          }
+        }
       }
-      try {
-        client.configMaps().inNamespace(namespace).withName(cm.getMetadata().getName()).delete();
-        writes.incrementAndGet();
-      } catch (KubernetesClientException e) {
-        log.debug("cannot delete superseded checkpoint object {}: {}", cm.getMetadata().getName(),
-            e.getMessage());
-      }
+    }
+    String id = objects.isEmpty() ? null : objects.get(0).getMetadata().getLabels().get(LABEL);
+    for (String g : generations) {
+      deleteQuietly(paced, () -> client.configMaps().inNamespace(namespace).withLabel(LABEL, id)
+          .withLabel(GENERATION_LABEL, g).delete(), "generation " + g);
+    }
+    for (String base : bases) {
+      deleteQuietly(paced, () -> client.configMaps().inNamespace(namespace).withLabel(LABEL, id)
+          .withLabel(BASE, base).delete(), "deltas on base " + base);
+    }
+    for (String name : byName) {
+      deleteQuietly(paced, () -> client.configMaps().inNamespace(namespace).withName(name)
+          .delete(), name);
+    }
+  }
+
+  private void deleteQuietly(boolean paced, Runnable request, String what) {
+    if (paced) {
+      pause();
+    }
+    try {
+      request.run();
+      writes.incrementAndGet();
+    } catch (KubernetesClientException e) {
+      log.debug("cannot delete superseded checkpoint objects ({}): {}", what, e.getMessage());
     }
   }
 
@@ -468,6 +535,7 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
   private static void remember(Known k, Listing l) {
     k.generation = l.generation();
     k.highestGeneration = Math.max(k.highestGeneration, l.highest());
+    k.deltaBase = Math.max(k.deltaBase, k.highestGeneration);
     k.through = l.through();
     k.nextSeq = Math.max(l.maxSeq(), l.through()) + 1;
     k.deltas = l.deltas();
