@@ -89,6 +89,8 @@ final class DeliveryChannel {
   /** Lanes with pending records and no write in progress, in round-robin order. */
   private final LinkedHashSet<Lane> waiting = new LinkedHashSet<>();
   private int pendingCount;
+  /** Waits with a deadline (a lingering or backing-off lane); for tests of the wake-up path. */
+  private long timedWaits;
   private int busyCount;
   private int failingLanes;
   private boolean flushing;
@@ -359,8 +361,10 @@ final class DeliveryChannel {
         }
         if (taken == null) {
           if (wait == Long.MAX_VALUE) {
+            // nothing is due at a known time: only enqueue (or stop) wakes this worker
             changed.await();
           } else {
+            timedWaits++;
             changed.awaitNanos(wait);
           }
         }
@@ -612,6 +616,16 @@ final class DeliveryChannel {
     LOG.warn("sink {} permanently rejected record {} of target {} and it was dropped; further "
         + "rejections for this reason are only counted in the dropped metric: {}",
         name, p.key(), p.owner().target, reason);
+  }
+
+  /** For tests: how often a worker waited for a deadline instead of an enqueue. */
+  long timedWaits() {
+    lock.lock();
+    try {
+      return timedWaits;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** For tests: the distinct permanent-failure reasons logged so far. */

@@ -32,9 +32,9 @@ import java.time.format.DateTimeParseException;
  * @param sequence the {@link io.kollect.extract.Record#sequence() sequence} of that state, so a
  *     heartbeat or a retry repeats it and a restart continues above it ({@code null} when unknown:
  *     a checkpoint written before sequences existed)
- * @param lastSentAt when the sink last acknowledged this key (a change or a heartbeat), so a
- *     restarted exporter spreads its heartbeat instead of re-sending everything at once ({@code
- *     null} when unknown)
+ * @param lastSentAt when this state of the key was last handed to the sink (a change or a
+ *     heartbeat; checkpointed once the sink acknowledged it), so a restarted exporter spreads its
+ *     heartbeat instead of re-sending everything at once ({@code null} when unknown)
  */
 public record ExportedEntry(
     GroupVersionKind resource,
@@ -77,6 +77,12 @@ public record ExportedEntry(
   public static ExportedEntry of(io.kollect.extract.Record record) {
     return new ExportedEntry(record.resource(), record.namespace(), record.name(), record.uid(),
         record.profile(), record.contentHash(), record.cluster(), record.sequence(), null);
+  }
+
+  /** The entry for a record handed to a sink at {@code when} (its sequence included). */
+  static ExportedEntry sent(io.kollect.extract.Record record, Instant when) {
+    return new ExportedEntry(record.resource(), record.namespace(), record.name(), record.uid(),
+        record.profile(), record.contentHash(), record.cluster(), record.sequence(), when);
   }
 
   /** This entry with {@code sequence}; everything else unchanged. */

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -54,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * #deliveryStatus} and not offered again until their content changes.
  *
  * <p>What each sink acknowledged is saved through the {@link CheckpointStore} (coalesced, at most
- * once per {@code checkpointInterval} per (target, sink), and on {@link #close()}), with each key's
+ * once per {@code checkpointInterval} per (target, sink), and on {@link #close()}) as a delta of
+ * the keys acknowledged since the last write ({@link CheckpointStore#apply}), with each key's
  * sequence and last send time: after a restart the first converge of a target tombstones keys
  * deleted while the process was down, skips records that did not change, continues sequences above
  * the checkpointed ones, and the heartbeat resumes where it was instead of re-sending everything.
@@ -213,7 +215,7 @@ public final class Exporter implements AutoCloseable {
         synchronized (ts) {
           SinkState st = ts.bySink.remove(name);
           if (st != null) {
-            saveNow(st);
+            saveNow(st, false);
             st.detached = true;
           }
         }
@@ -302,7 +304,11 @@ public final class Exporter implements AutoCloseable {
    * run while the target's set is still being listed (keys known from a checkpoint are neither
    * re-sent nor tombstoned until the first {@code converge}). A sink named here for the first
    * time receives only these changes; sinks no longer named forget this target. Call {@code
-   * converge} when the sink set changes, so newly named sinks receive the whole set.
+   * converge} when the sink set changes, so newly named sinks receive the whole set. A key both
+   * upserted and deleted in one call ends deleted.
+   *
+   * <p>Apart from a change of the sink set (which costs O(sinks), plus loading the checkpoint of a
+   * newly named sink once), nothing here is proportional to the size of the target's set.
    *
    * @throws IllegalArgumentException when an upsert is not an UPSERT or has no content hash
    */
@@ -368,16 +374,14 @@ public final class Exporter implements AutoCloseable {
         ExportedEntry prev = st.enqueued.get(key);
         if (prev == null || !r.contentHash().equals(prev.contentHash())) {
           Record sent = r.withSequence(sequences.next());
-          ExportedEntry entry = ExportedEntry.of(sent);
+          ExportedEntry entry = ExportedEntry.sent(sent, now);
           st.enqueued.put(key, entry);
           out.add(new Pending(st, key, sent, entry));
-          st.lastSent.put(key, now);
         }
       }
       for (String key : deletedKeys) {
         ExportedEntry prev = st.enqueued.remove(key);
         if (prev != null) {
-          st.lastSent.remove(key);
           Record tombstone = tombstone(ts.target, prev).withSequence(sequences.next());
           out.add(new Pending(st, key, tombstone, prev));
         }
@@ -505,6 +509,7 @@ public final class Exporter implements AutoCloseable {
   private void convergeLocked(TargetState ts, Set<String> sinks, Map<String, Record> current) {
     ts.removing = false;
     ts.current = current;
+    ts.complete = true;
     ts.requestedSinks = sinks;
     for (Iterator<Map.Entry<String, SinkState>> it = ts.bySink.entrySet().iterator();
         it.hasNext(); ) {
@@ -549,21 +554,20 @@ public final class Exporter implements AutoCloseable {
       if (prev == null || !r.contentHash().equals(prev.contentHash())) {
         // a new state: a new sequence, larger than any this key had (also before a restart)
         Record sent = r.withSequence(sequences.next());
-        ExportedEntry entry = ExportedEntry.of(sent);
+        ExportedEntry entry = ExportedEntry.sent(sent, now);
         enqueued.put(key, entry);
         out.add(new Pending(st, key, sent, entry));
-        st.lastSent.put(key, now);
       }
     }
     // Every current key is in `enqueued` now, so it holds vanished keys exactly when it is larger;
     // an unchanged set costs one lookup per record and no second pass.
-    if (enqueued.size() > ts.current.size()) {
+    // Until a converge handed over the complete set, a key missing from it proves nothing.
+    if (ts.complete && enqueued.size() > ts.current.size()) {
       for (Iterator<Map.Entry<String, ExportedEntry>> it = enqueued.entrySet().iterator();
           it.hasNext(); ) {
         Map.Entry<String, ExportedEntry> e = it.next();
         if (!ts.current.containsKey(e.getKey())) {
           it.remove();
-          st.lastSent.remove(e.getKey());
           Record tombstone = tombstone(ts.target, e.getValue()).withSequence(sequences.next());
           out.add(new Pending(st, e.getKey(), tombstone, e.getValue()));
         }
@@ -676,18 +680,17 @@ public final class Exporter implements AutoCloseable {
               continue;
             }
             ExportedEntry entry = st.enqueued.get(key);
-            Instant lastSent = st.lastSent.get(key);
+            Instant lastSent = entry == null ? null : entry.lastSentAt();
             if (entry == null || (lastSent != null
                 && Duration.between(lastSent, now).compareTo(minAge) < 0)
                 || st.isRefused(key, entry)) {
               continue;
             }
-            if (entry.sequence() == null) {
-              entry = entry.withSequence(sequences.next());
-              st.enqueued.put(key, entry);
-            }
+            entry = new ExportedEntry(entry.resource(), entry.namespace(), entry.name(),
+                entry.uid(), entry.profile(), entry.contentHash(), entry.cluster(),
+                entry.sequence() != null ? entry.sequence() : sequences.next(), now);
+            st.enqueued.put(key, entry);
             out.add(new Pending(st, key, e.getValue().withSequence(entry.sequence()), entry));
-            st.lastSent.put(key, now);
           }
           channel.enqueue(out);
         }
@@ -729,9 +732,9 @@ public final class Exporter implements AutoCloseable {
         removing = ts.removing;
       }
       for (SinkState st : states) {
-        boolean sendTimes = st.sendTimesChanged.get();
-        if (st.dirty.getAndSet(false) || (closing && sendTimes)) {
-          saveNow(st);
+        boolean sendTimes = closing && st.sendTimesChanged.get();
+        if (st.dirty.getAndSet(false) || sendTimes) {
+          saveNow(st, sendTimes);
         }
       }
       if (removing) {
@@ -740,20 +743,45 @@ public final class Exporter implements AutoCloseable {
     }
   }
 
-  private void saveNow(SinkState st) {
+  /**
+   * Writes what the sink acknowledged since the last write: the changed and removed keys as a
+   * delta ({@link CheckpointStore#apply}), or with {@code whole} the complete state (on close, when
+   * heartbeats refreshed send times of keys that did not otherwise change: one O(state) write per
+   * graceful shutdown instead of one per heartbeat acknowledgement).
+   */
+  private void saveNow(SinkState st, boolean whole) {
     synchronized (st.saveLock) {
       if (st.detached) {
         return;
       }
+      Set<String> keys = st.takeUnsaved();
       try {
-        st.sendTimesChanged.set(false);
-        checkpoints.save(st.target, st.sink, Map.copyOf(st.acknowledged));
+        if (whole) {
+          st.sendTimesChanged.set(false);
+          checkpoints.save(st.target, st.sink, Map.copyOf(st.acknowledged));
+        } else if (!keys.isEmpty()) {
+          Map<String, ExportedEntry> changed = new HashMap<>();
+          Set<String> removed = new HashSet<>();
+          for (String key : keys) {
+            ExportedEntry e = st.acknowledged.get(key);
+            if (e == null) {
+              removed.add(key);
+            } else {
+              changed.put(key, e);
+            }
+          }
+          checkpoints.apply(st.target, st.sink, changed, removed);
+        }
         if (checkpointFailing) {
           checkpointFailing = false;
           LOG.info("checkpoint writes work again");
         }
       } catch (RuntimeException e) {
+        st.returnUnsaved(keys);
         st.dirty.set(true);
+        if (whole) {
+          st.sendTimesChanged.set(true);
+        }
         if (!checkpointFailing) {
           checkpointFailing = true;
           LOG.warn("cannot save checkpoint of target {} sink {} (retrying; further failures are "
@@ -806,6 +834,11 @@ public final class Exporter implements AutoCloseable {
       SinkState st = ts.bySink.get(sink);
       return st == null ? Set.of() : new HashSet<>(st.enqueued.keySet());
     }
+  }
+
+  /** For tests and the memory benchmark: the state of one target, or null. */
+  TargetState targetState(String target) {
+    return targets.get(target);
   }
 
   /** For tests: whether the exporter still holds state for a target. */

@@ -1,7 +1,6 @@
 package io.kollect.export;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -18,48 +17,108 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps checkpoints as one JSON file per (target, sink) in a directory. Files are replaced
- * atomically (written to a temporary file, forced to disk, then moved over the old one), so a
- * crash leaves either the old or the new checkpoint, never a torn one. A file that cannot be read
- * is logged and treated as empty: the cost is a full re-send without tombstones for objects deleted
- * meanwhile, never a stuck exporter.
+ * Keeps checkpoints in a directory as, per (target, sink), a snapshot file and an append-only log
+ * of acknowledged deltas, so a change costs the bytes of the change, not of the whole state.
  *
- * <p>File format (version {@value #VERSION}): {@code {"version":2,"target":..,"sink":..,"entries":
- * {"<record key>":{"resource":{..},"namespace":..,"name":..,"uid":..,"profile":..,"contentHash":..,
- * "cluster":..,"sequence":..,"lastSentAt":..}}}}. Version 1 files (no {@code sequence}, no {@code
- * lastSentAt}) are read as they are; a file of a newer version than this code knows is treated as
- * unreadable rather than misread.
+ * <p><b>Idea.</b> {@link #apply} appends one line (the changed entries and the removed keys) to
+ * {@code <name>.checkpoint.log} and forces it to disk before returning. When the log has grown
+ * past the snapshot's size (at least {@value #MIN_COMPACT_BYTES} bytes) it is compacted: the
+ * merged state is written as a new snapshot {@code <name>.checkpoint.json} and the log is emptied.
+ * Bytes written per change are then at most about twice the bytes of the change itself, whatever
+ * the size of the state. Compaction re-reads the files instead of keeping the state in memory: the
+ * exporter already holds it once, a second copy per (target, sink) would double export memory.
+ *
+ * <p><b>Crash safety.</b> Every snapshot has a {@code generation}, and every log line names the
+ * generation it applies to; {@link #load} applies only the lines of the snapshot's generation.
+ * Compaction writes the new snapshot (generation + 1) to a temporary file, forces it, renames it
+ * over the old one (atomic), forces the directory and only then empties the log. A crash before
+ * the rename leaves the old snapshot and its log (the temporary file is removed on the next
+ * start); a crash after it leaves the new snapshot and old lines it already contains, which carry
+ * the old generation and are skipped. A log line is protected by a CRC-32C: a line torn by a crash
+ * in the middle of an append (never acknowledged to the caller, who had not seen {@code apply}
+ * return) fails its check and is ignored, and the next append first cuts the log back to the last
+ * whole line. Nothing {@code apply} or {@code save} returned from is ever lost.
+ *
+ * <p><b>Format</b> (version {@value #VERSION}). Snapshot: {@code {"version":3,"target":..,
+ * "sink":..,"generation":G,"entries":{"<record key>":{"resource":{..},"namespace":..,"name":..,
+ * "uid":..,"profile":..,"contentHash":..,"cluster":..,"sequence":..,"lastSentAt":..}}}}. Log: one
+ * line per delta, {@code <crc32c of the JSON, 8 hex digits> {"version":3,"generation":G,
+ * "upserts":{"<record key>":{entry}},"removed":["<record key>"]}}. Snapshots of versions 1 (no
+ * {@code sequence} nor {@code lastSentAt}) and 2 (one whole file, rewritten on every save) are read
+ * as generation 0 on upgrade; a snapshot or log line of a newer version than this code knows is
+ * treated as lost (an empty checkpoint: a full re-send) rather than misread. A file that cannot be
+ * read is logged and treated the same way, never a stuck exporter.
  */
 public final class FileCheckpointStore implements CheckpointStore {
 
   private static final Logger LOG = LoggerFactory.getLogger(FileCheckpointStore.class);
   private static final String SUFFIX = ".checkpoint.json";
+  private static final String LOG_SUFFIX = ".checkpoint.log";
   private static final String TEMP_SUFFIX = ".tmp";
   private static final int MAX_READABLE_NAME = 160;
   /** The format written; every version up to it is read. */
-  static final int VERSION = 2;
+  static final int VERSION = 3;
+  /** A log smaller than this is never compacted: small states would otherwise compact often. */
+  static final long MIN_COMPACT_BYTES = 64 * 1024;
 
   private static final ObjectMapper MAPPER =
       new ObjectMapper()
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .setSerializationInclusion(JsonInclude.Include.ALWAYS);
 
-  /** The file's content. */
-  record Document(int version, String target, String sink, Map<String, ExportedEntry> entries) {}
+  /** The snapshot file's content. */
+  record Document(int version, String target, String sink, long generation,
+      Map<String, ExportedEntry> entries) {}
+
+  /** One log line's JSON: a delta on top of the snapshot of {@code generation}. */
+  record Delta(int version, long generation, Map<String, ExportedEntry> upserts,
+      List<String> removed) {}
+
+  /** What is known of one (target, sink)'s files after reading them. */
+  private static final class Files3 {
+    long generation;
+    /** The highest generation seen in the snapshot or any log line: a new snapshot goes above. */
+    long highestGeneration;
+    long snapshotBytes;
+    /** Length of the log up to its last whole, valid line: appends start here. */
+    long logBytes;
+    /** The stored state could not be read (corrupt, newer version): the next write replaces it. */
+    boolean lost;
+  }
+
+  /** The state read from disk together with what is known about the files. */
+  private record Read(Map<String, ExportedEntry> entries, Files3 files) {}
 
   private final Path dir;
+  /** Per snapshot file; guarded by this. Filled on first read, so writes need not re-read. */
+  private final Map<Path, Files3> known = new HashMap<>();
+  private final AtomicLong bytesWritten = new AtomicLong();
+  /** Called before each step of compaction; tests throw from it to simulate a crash there. */
+  private final Consumer<String> steps;
 
   /** A store in {@code dir}, created if missing; leftovers of interrupted writes are removed. */
   public FileCheckpointStore(Path dir) {
+    this(dir, step -> {});
+  }
+
+  FileCheckpointStore(Path dir, Consumer<String> steps) {
     this.dir = Objects.requireNonNull(dir, "dir");
+    this.steps = steps;
     try {
       Files.createDirectories(dir);
       try (DirectoryStream<Path> temps = Files.newDirectoryStream(dir, "*" + TEMP_SUFFIX)) {
@@ -73,63 +132,144 @@ public final class FileCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public Map<String, ExportedEntry> load(String target, String sink) {
-    Path file = file(target, sink);
-    byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(file);
-    } catch (NoSuchFileException e) {
-      return Map.of();
-    } catch (IOException e) {
-      LOG.warn("checkpoint {} cannot be read, treating it as empty: {}", file, e.toString());
-      return Map.of();
+  public synchronized Map<String, ExportedEntry> load(String target, String sink) {
+    return read(target, sink).entries();
+  }
+
+  @Override
+  public synchronized void apply(String target, String sink, Map<String, ExportedEntry> changed,
+      Set<String> removed) {
+    if (changed.isEmpty() && removed.isEmpty()) {
+      return;
     }
+    Path file = file(target, sink);
+    Files3 f = known.get(file);
+    if (f == null) {
+      f = read(target, sink).files();
+    }
+    if (f.lost) {
+      // What is on disk cannot be read; the caller's view started from empty, so empty plus this
+      // delta is exactly the state to keep, written as a fresh snapshot.
+      Map<String, ExportedEntry> merged = new TreeMap<>(changed);
+      removed.forEach(merged::remove);
+      writeSnapshot(target, sink, merged, f);
+      return;
+    }
+    Delta delta = new Delta(VERSION, f.generation, new TreeMap<>(changed), List.copyOf(
+        new TreeSet<>(removed)));
+    Path logFile = logFile(file);
     try {
-      Document doc = MAPPER.readValue(bytes, Document.class);
-      if (doc == null || doc.entries() == null) {
-        throw new IOException("no entries");
-      }
-      if (doc.version() < 1 || doc.version() > VERSION) {
-        throw new IOException("format version " + doc.version() + " is not one this version of "
-            + "Kollect reads (1 to " + VERSION + ")");
-      }
-      if (!target.equals(doc.target()) || !sink.equals(doc.sink())) {
-        throw new IOException("file belongs to target " + doc.target() + " sink " + doc.sink());
-      }
-      for (Map.Entry<String, ExportedEntry> e : doc.entries().entrySet()) {
-        if (e.getValue() == null || e.getValue().resource() == null || e.getValue().name() == null) {
-          throw new IOException("entry " + e.getKey() + " lacks resource or name");
+      byte[] line = line(MAPPER.writeValueAsBytes(delta));
+      try (FileChannel ch = FileChannel.open(logFile, StandardOpenOption.CREATE,
+          StandardOpenOption.WRITE)) {
+        // Cut a torn tail (a crash during an earlier append) so this line starts on its own.
+        if (ch.size() != f.logBytes) {
+          ch.truncate(f.logBytes);
         }
+        ch.position(f.logBytes);
+        writeFully(ch, ByteBuffer.wrap(line));
+        ch.force(false);
       }
-      return doc.entries();
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("checkpoint {} is corrupt, treating it as empty (a full re-send follows): {}", file,
-          e.getMessage());
-      return Map.of();
+      f.logBytes += line.length;
+      bytesWritten.addAndGet(line.length);
+    } catch (IOException e) {
+      known.remove(file); // re-read before the next write: the log's length is not known now
+      throw new UncheckedIOException("checkpoint log " + logFile + ": cannot be appended", e);
+    }
+    if (f.logBytes > Math.max(MIN_COMPACT_BYTES, f.snapshotBytes)) {
+      compact(target, sink);
     }
   }
 
   @Override
   public synchronized void save(String target, String sink, Map<String, ExportedEntry> entries) {
     Path file = file(target, sink);
+    Files3 f = known.get(file);
+    if (f == null) {
+      f = read(target, sink).files();
+    }
+    writeSnapshot(target, sink, new TreeMap<>(entries), f);
+  }
+
+  @Override
+  public synchronized void delete(String target, String sink) {
+    Path file = file(target, sink);
+    known.remove(file);
+    try {
+      // The log goes first: a crash in between leaves a snapshot alone, never a log on top of
+      // nothing that a later snapshot of generation 0 would pick up.
+      Files.deleteIfExists(logFile(file));
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException("checkpoint " + file + ": cannot be deleted", e);
+    }
+  }
+
+  /** For the benchmark: bytes written to checkpoint files (snapshots and log lines) so far. */
+  long bytesWritten() {
+    return bytesWritten.get();
+  }
+
+  /** Merges the log into a new snapshot. */
+  private void compact(String target, String sink) {
+    Read r = read(target, sink);
+    writeSnapshot(target, sink, new TreeMap<>(r.entries()), r.files());
+  }
+
+  /**
+   * Writes {@code entries} as the snapshot of the next generation, then empties the log. The order
+   * of the steps is what makes a crash at any point safe (see the class comment).
+   */
+  private void writeSnapshot(String target, String sink, Map<String, ExportedEntry> entries,
+      Files3 f) {
+    Path file = file(target, sink);
     Path temp = file.resolveSibling(file.getFileName() + "." + Thread.currentThread().getId()
         + TEMP_SUFFIX);
-    Document doc = new Document(VERSION, target, sink, new TreeMap<>(entries));
+    long generation = f.highestGeneration + 1;
+    Document doc = new Document(VERSION, target, sink, generation, entries);
     try {
-      ByteBuffer bytes = ByteBuffer.wrap(MAPPER.writeValueAsBytes(doc));
+      if (f.lost) {
+        // The generations of an unreadable snapshot's log are unknown: drop the log first, so
+        // none of its lines can ever be taken for the new snapshot's.
+        Files.deleteIfExists(logFile(file));
+      }
+      byte[] bytes = MAPPER.writeValueAsBytes(doc);
       try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE,
           StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-        while (bytes.hasRemaining()) {
-          ch.write(bytes);
-        }
+        int half = bytes.length / 2;
+        writeFully(ch, ByteBuffer.wrap(bytes, 0, half));
+        steps.accept("snapshot-half-written");
+        writeFully(ch, ByteBuffer.wrap(bytes, half, bytes.length - half));
+        steps.accept("snapshot-written");
         ch.force(true);
       }
+      bytesWritten.addAndGet(bytes.length);
+      steps.accept("snapshot-forced");
       try {
         Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
       }
+      steps.accept("snapshot-renamed");
+      forceDirectory();
+      steps.accept("directory-forced");
+      Path logFile = logFile(file);
+      if (Files.exists(logFile)) {
+        try (FileChannel ch = FileChannel.open(logFile, StandardOpenOption.WRITE)) {
+          ch.truncate(0);
+          steps.accept("log-truncated");
+          ch.force(true);
+        }
+      }
+      steps.accept("done");
+      f.generation = generation;
+      f.highestGeneration = generation;
+      f.snapshotBytes = bytes.length;
+      f.logBytes = 0;
+      f.lost = false;
+      known.put(file, f);
     } catch (IOException e) {
+      known.remove(file);
       try {
         Files.deleteIfExists(temp);
       } catch (IOException ignored) {
@@ -139,23 +279,178 @@ public final class FileCheckpointStore implements CheckpointStore {
     }
   }
 
-  @Override
-  public synchronized void delete(String target, String sink) {
+  /** Reads the snapshot and applies its log; remembers what it learnt about the files. */
+  private Read read(String target, String sink) {
     Path file = file(target, sink);
+    Files3 f = new Files3();
+    Map<String, ExportedEntry> entries = new HashMap<>();
+    known.put(file, f);
+    byte[] bytes = null;
     try {
-      Files.deleteIfExists(file);
+      bytes = Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      // no snapshot yet: generation 0, the log (if any) applies to an empty state
     } catch (IOException e) {
-      throw new UncheckedIOException("checkpoint " + file + ": cannot be deleted", e);
+      LOG.warn("checkpoint {} cannot be read, treating it as empty: {}", file, e.toString());
+      return lost(f);
+    }
+    if (bytes != null) {
+      try {
+        Document doc = MAPPER.readValue(bytes, Document.class);
+        if (doc == null || doc.entries() == null) {
+          throw new IOException("no entries");
+        }
+        if (doc.version() < 1 || doc.version() > VERSION) {
+          throw new IOException("format version " + doc.version() + " is not one this version "
+              + "of Kollect reads (1 to " + VERSION + ")");
+        }
+        if (!target.equals(doc.target()) || !sink.equals(doc.sink())) {
+          throw new IOException("file belongs to target " + doc.target() + " sink " + doc.sink());
+        }
+        check(doc.entries());
+        entries.putAll(doc.entries());
+        f.generation = doc.generation();
+        f.highestGeneration = doc.generation();
+        f.snapshotBytes = bytes.length;
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("checkpoint {} is corrupt, treating it as empty (a full re-send follows): {}",
+            file, e.getMessage());
+        return lost(f);
+      }
+    }
+    Path logFile = logFile(file);
+    byte[] log;
+    try {
+      log = Files.readAllBytes(logFile);
+    } catch (NoSuchFileException e) {
+      return new Read(entries, f);
+    } catch (IOException e) {
+      LOG.warn("checkpoint log {} cannot be read, treating the checkpoint as empty: {}", logFile,
+          e.toString());
+      return lost(f);
+    }
+    int start = 0;
+    while (start < log.length) {
+      int end = indexOf(log, (byte) '\n', start);
+      if (end < 0) {
+        LOG.info("checkpoint log {} ends in a torn line (an append interrupted by a crash); "
+            + "it is ignored", logFile);
+        break;
+      }
+      Delta d = parseLine(log, start, end);
+      if (d == null) {
+        LOG.warn("checkpoint log {} has a damaged line at byte {}; it and the lines after it are "
+            + "ignored (what they held is re-sent)", logFile, start);
+        break;
+      }
+      if (d.version() > VERSION) {
+        LOG.warn("checkpoint log {} has format version {}, newer than this version of Kollect "
+            + "reads ({}); treating the checkpoint as empty", logFile, d.version(), VERSION);
+        return lost(f);
+      }
+      f.highestGeneration = Math.max(f.highestGeneration, d.generation());
+      if (d.generation() == f.generation) {
+        if (d.removed() != null) {
+          d.removed().forEach(entries::remove);
+        }
+        if (d.upserts() != null) {
+          try {
+            check(d.upserts());
+          } catch (IOException e) {
+            LOG.warn("checkpoint log {}: {}; treating the checkpoint as empty", logFile,
+                e.getMessage());
+            return lost(f);
+          }
+          entries.putAll(d.upserts());
+        }
+      }
+      start = end + 1;
+    }
+    f.logBytes = start;
+    return new Read(entries, f);
+  }
+
+  private static Read lost(Files3 f) {
+    f.lost = true;
+    return new Read(Map.of(), f);
+  }
+
+  private static void check(Map<String, ExportedEntry> entries) throws IOException {
+    for (Map.Entry<String, ExportedEntry> e : entries.entrySet()) {
+      if (e.getValue() == null || e.getValue().resource() == null || e.getValue().name() == null) {
+        throw new IOException("entry " + e.getKey() + " lacks resource or name");
+      }
     }
   }
 
-  /** The file of one (target, sink): readable names, escaped, hashed when they would be too long. */
+  /** A log line: the JSON's CRC-32C (8 hex digits), a space, the JSON, a newline. */
+  static byte[] line(byte[] json) {
+    CRC32C crc = new CRC32C();
+    crc.update(json);
+    byte[] prefix = (String.format("%08x", crc.getValue()) + " ").getBytes(StandardCharsets.US_ASCII);
+    byte[] out = new byte[prefix.length + json.length + 1];
+    System.arraycopy(prefix, 0, out, 0, prefix.length);
+    System.arraycopy(json, 0, out, prefix.length, json.length);
+    out[out.length - 1] = '\n';
+    return out;
+  }
+
+  /** The delta of one line, or null when the line is damaged. */
+  private static Delta parseLine(byte[] log, int start, int end) {
+    if (end - start < 10 || log[start + 8] != ' ') {
+      return null;
+    }
+    try {
+      long expected = Long.parseLong(new String(log, start, 8, StandardCharsets.US_ASCII), 16);
+      CRC32C crc = new CRC32C();
+      crc.update(log, start + 9, end - start - 9);
+      if (crc.getValue() != expected) {
+        return null;
+      }
+      return MAPPER.readValue(log, start + 9, end - start - 9, Delta.class);
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static int indexOf(byte[] bytes, byte b, int from) {
+    for (int i = from; i < bytes.length; i++) {
+      if (bytes[i] == b) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static void writeFully(FileChannel ch, ByteBuffer buf) throws IOException {
+    while (buf.hasRemaining()) {
+      ch.write(buf);
+    }
+  }
+
+  /** Makes the rename durable before the log it supersedes is emptied. */
+  private void forceDirectory() {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    } catch (IOException e) {
+      // Not every platform can open a directory; the rename is still atomic there.
+      LOG.debug("cannot force directory {}: {}", dir, e.toString());
+    }
+  }
+
+  /** The snapshot file of one (target, sink): readable names, escaped, hashed when too long. */
   Path file(String target, String sink) {
     String readable = escape(target) + "." + escape(sink);
     if (readable.length() > MAX_READABLE_NAME) {
       readable = readable.substring(0, 100) + "-" + sha256(target + "\u0000" + sink).substring(0, 32);
     }
     return dir.resolve(readable + SUFFIX);
+  }
+
+  /** The delta log next to a snapshot file. */
+  static Path logFile(Path snapshot) {
+    String name = snapshot.getFileName().toString();
+    return snapshot.resolveSibling(name.substring(0, name.length() - SUFFIX.length()) + LOG_SUFFIX);
   }
 
   /** Keeps letters, digits, '-' and '_'; everything else (including '.') becomes %XX of UTF-8. */

@@ -4,9 +4,11 @@ import io.kollect.extract.Op;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -22,19 +24,29 @@ final class SinkState {
   final String target;
   final String sink;
 
-  /** Guarded by the owning {@link TargetState}'s monitor. */
-  Map<String, ExportedEntry> enqueued;
-
   /**
-   * When each current key was last handed to the sink's buffer (the exporter's clock), so a
-   * heartbeat does not re-send a record the sink has only just received. Seeded from the
-   * checkpoint's {@code lastSentAt}, so a restart does not re-send everything within one interval.
-   * Guarded like {@link #enqueued}.
+   * Guarded by the owning {@link TargetState}'s monitor. Each entry's {@code lastSentAt} is when
+   * the key was last handed to the sink's buffer (the exporter's clock), so a heartbeat does not
+   * re-send a record the sink has only just received; seeded from the checkpoint, so a restart
+   * does not re-send everything within one interval. Keeping it in the entry instead of a map of
+   * its own saves a map node and an {@code Instant} per key.
    */
-  final Map<String, Instant> lastSent = new HashMap<>();
+  Map<String, ExportedEntry> enqueued;
 
   final ConcurrentHashMap<String, ExportedEntry> acknowledged;
   final AtomicBoolean dirty = new AtomicBoolean();
+
+  /**
+   * Keys whose acknowledged state changed (a new state, or removed) since the last checkpoint
+   * write: the next write hands only these to the store, so a change costs O(changed), not
+   * O(state). A key is added after {@link #acknowledged} changed, and the writer takes the whole
+   * set (replacing it with a new one) before reading {@link #acknowledged}, so a concurrent
+   * acknowledgement is never lost, at worst written twice. Replacing rather than clearing lets
+   * the table a first full export grew (one slot per key) go, instead of keeping it for good.
+   * Guarded by {@link #unsavedLock}, held only for an add or the swap.
+   */
+  private Set<String> unsaved = new HashSet<>();
+  private final Object unsavedLock = new Object();
 
   /** Only send times changed since the last write: written on close, not by the periodic save. */
   final AtomicBoolean sendTimesChanged = new AtomicBoolean();
@@ -65,7 +77,6 @@ final class SinkState {
     for (Map.Entry<String, ExportedEntry> e : checkpoint.entrySet()) {
       Instant at = e.getValue().lastSentAt();
       if (at != null) {
-        lastSent.put(e.getKey(), at);
         latest = latest == null || at.isAfter(latest) ? at : latest;
       }
     }
@@ -85,16 +96,43 @@ final class SinkState {
     refused.remove(key);
     if (op == Op.DELETE) {
       if (acknowledged.remove(key) != null) {
+        markUnsaved(key);
         dirty.set(true);
       }
       return;
     }
-    ExportedEntry before = acknowledged.put(key, entry.withLastSentAt(now));
+    // The entry enqueued is stored as it is (its lastSentAt is when it was handed to the buffer,
+    // milliseconds before this acknowledgement): the acknowledged view then shares one object per
+    // key with the enqueued view instead of holding a copy.
+    ExportedEntry before = acknowledged.put(key, entry);
     if (before == null || !Objects.equals(before.contentHash(), entry.contentHash())
         || !Objects.equals(before.sequence(), entry.sequence())) {
+      markUnsaved(key);
       dirty.set(true);
     } else {
       sendTimesChanged.set(true);
+    }
+  }
+
+  private void markUnsaved(String key) {
+    synchronized (unsavedLock) {
+      unsaved.add(key);
+    }
+  }
+
+  /** The keys acknowledged since the last call; the writer hands them to the store. */
+  Set<String> takeUnsaved() {
+    synchronized (unsavedLock) {
+      Set<String> taken = unsaved;
+      unsaved = new HashSet<>();
+      return taken;
+    }
+  }
+
+  /** Puts back keys whose write failed, so the next write carries them again. */
+  void returnUnsaved(Set<String> keys) {
+    synchronized (unsavedLock) {
+      unsaved.addAll(keys);
     }
   }
 

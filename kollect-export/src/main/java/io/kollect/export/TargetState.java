@@ -13,7 +13,14 @@ final class TargetState {
   /** The latest desired records by key (what heartbeats re-send). */
   Map<String, Record> current = Map.of();
 
-  /** The sinks the latest converge named. */
+  /**
+   * Whether {@link #current} is the complete desired set (a converge ran). Until then it holds
+   * only what {@code update} handed over (the initial list may still be arriving), so no sync may
+   * conclude that a key missing from it is gone.
+   */
+  boolean complete;
+
+  /** The sinks the latest converge or update named. */
   Set<String> requestedSinks = Set.of();
 
   final Map<String, SinkState> bySink = new HashMap<>();

@@ -105,7 +105,8 @@ class FileCheckpointStoreTest {
         .withLastSentAt(Instant.parse("2026-01-01T00:00:01Z"));
     store.save("t", "s", Map.of(A.key(), sent));
     assertThat(Files.readString(store.file("t", "s"))).isEqualTo(
-        "{\"version\":2,\"target\":\"t\",\"sink\":\"s\",\"entries\":{\"apps/Deployment/ns/a\":"
+        "{\"version\":3,\"target\":\"t\",\"sink\":\"s\",\"generation\":1,"
+            + "\"entries\":{\"apps/Deployment/ns/a\":"
             + "{\"resource\":{\"group\":\"apps\",\"version\":\"v1\",\"kind\":\"Deployment\"},"
             + "\"namespace\":\"ns\",\"name\":\"a\",\"uid\":\"uid-a\",\"profile\":\"p1\","
             + "\"contentHash\":\"h1\",\"cluster\":\"c1\",\"sequence\":1767225600000001,"
@@ -133,7 +134,7 @@ class FileCheckpointStoreTest {
     FileCheckpointStore store = new FileCheckpointStore(dir);
     store.save("t", "s", Map.of(A.key(), A));
     Path file = store.file("t", "s");
-    Files.writeString(file, Files.readString(file).replace("\"version\":2", "\"version\":3"));
+    Files.writeString(file, Files.readString(file).replace("\"version\":3", "\"version\":4"));
     assertThat(store.load("t", "s")).isEmpty();
   }
 

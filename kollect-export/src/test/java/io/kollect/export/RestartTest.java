@@ -127,4 +127,69 @@ class RestartTest {
     }
     assertThat(up.received).hasSize(3).allMatch(r -> r.op() == Op.DELETE);
   }
+
+  /**
+   * A process killed without closing (no final write) keeps what its periodic delta writes
+   * recorded: after the restart nothing the sink acknowledged before the last write is re-sent,
+   * including changes and deletions that only ever reached the checkpoint as deltas on top of an
+   * older snapshot.
+   */
+  @Test
+  void afterAKillWithoutCloseNothingAcknowledgedBeforeTheLastDeltaWriteIsResent() {
+    CheckpointStore[] live = {new FileCheckpointStore(dir)};
+    CheckpointStore killable = new CheckpointStore() {
+      // once "killed" (live[0] cleared), the dead process writes nothing more
+      @Override
+      public java.util.Map<String, ExportedEntry> load(String target, String sink) {
+        return live[0].load(target, sink);
+      }
+
+      @Override
+      public void save(String target, String sink, java.util.Map<String, ExportedEntry> e) {
+        if (live[0] != null) {
+          live[0].save(target, sink, e);
+        }
+      }
+
+      @Override
+      public void apply(String target, String sink, java.util.Map<String, ExportedEntry> changed,
+          Set<String> removed) {
+        if (live[0] != null) {
+          live[0].apply(target, sink, changed, removed);
+        }
+      }
+
+      @Override
+      public void delete(String target, String sink) {
+        if (live[0] != null) {
+          live[0].delete(target, sink);
+        }
+      }
+    };
+    RecordingSink first = new RecordingSink("http");
+    List<Record> desired = new ArrayList<>(records("ns/t", 20, 1));
+    Exporter dying = Exporter.builder().checkpointStore(killable)
+        .checkpointInterval(Duration.ofHours(1)).build();
+    dying.addSink(first, ExporterTest.FAST);
+    dying.converge("ns/t", Set.of("http"), desired);
+    assertThat(dying.awaitIdle(WAIT)).isTrue();
+    dying.checkpointTick();
+    dying.update("ns/t", Set.of("http"), List.of(record("ns/t", "obj-2", 2)),
+        List.of(key("obj-5")));
+    desired.set(2, record("ns/t", "obj-2", 2));
+    desired.remove(5);
+    assertThat(dying.awaitIdle(WAIT)).isTrue();
+    dying.checkpointTick();
+    live[0] = null; // kill -9: the close below stands for the threads dying, it writes nothing
+    dying.close();
+    assertThat(FileCheckpointStore.logFile(new FileCheckpointStore(dir).file("ns/t", "http")))
+        .exists();
+
+    RecordingSink second = new RecordingSink("http");
+    try (Exporter ex = exporter(second)) {
+      ex.converge("ns/t", Set.of("http"), desired);
+      assertThat(ex.awaitIdle(WAIT)).isTrue();
+    }
+    assertThat(second.received).isEmpty();
+  }
 }

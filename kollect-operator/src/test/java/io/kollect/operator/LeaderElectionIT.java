@@ -112,62 +112,8 @@ class LeaderElectionIT {
     return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
   }
 
-  @Test
-  void checkpointsSurviveInConfigMapsSplitIntoPartsAndTornOnesReadAsEmpty() {
-    KubernetesClient client = cluster.client();
-    ConfigMapCheckpointStore store = new ConfigMapCheckpointStore(client, "kollect-system", 4096);
-    java.util.Map<String, io.kollect.export.ExportedEntry> entries = new java.util.TreeMap<>();
-    for (int i = 0; i < 300; i++) {
-      String name = "obj-" + i;
-      entries.put("apps/Deployment/ns/" + name, new io.kollect.export.ExportedEntry(
-          new io.kollect.extract.GroupVersionKind("apps", "v1", "Deployment"), "ns", name,
-          java.util.UUID.randomUUID().toString(), "p", java.util.UUID.randomUUID().toString())
-          .withSequence(1_700_000_000_000_000L + i)
-          .withLastSentAt(java.time.Instant.parse("2026-11-24T04:00:00Z").plusSeconds(i)));
-    }
-    store.save("ns/t", "sink-a", entries);
-    String id = ConfigMapCheckpointStore.id("ns/t", "sink-a");
-    List<io.fabric8.kubernetes.api.model.ConfigMap> parts = client.configMaps()
-        .inNamespace("kollect-system").withLabel(ConfigMapCheckpointStore.LABEL, id).list().getItems();
-    assertThat(parts.size()).as("split into parts").isGreaterThan(2);
-    assertThat(parts).allSatisfy(cm -> assertThat(cm.getMetadata().getAnnotations())
-        .containsEntry(ConfigMapCheckpointStore.FORMAT, "2"));
-    // Another instance (a new leader) reads the same state back.
-    ConfigMapCheckpointStore other = new ConfigMapCheckpointStore(cluster.newClient(), "kollect-system");
-    assertThat(other.load("ns/t", "sink-a")).isEqualTo(entries);
-    assertThat(other.load("ns/t", "sink-b")).isEmpty();
-
-    // Fewer entries: fewer parts, the stale ones are removed.
-    java.util.Map<String, io.kollect.export.ExportedEntry> few = new java.util.TreeMap<>();
-    entries.entrySet().stream().limit(3).forEach(e -> few.put(e.getKey(), e.getValue()));
-    store.save("ns/t", "sink-a", few);
-    assertThat(client.configMaps().inNamespace("kollect-system")
-        .withLabel(ConfigMapCheckpointStore.LABEL, id).list().getItems()).hasSize(1);
-    assertThat(other.load("ns/t", "sink-a")).isEqualTo(few);
-
-    // A checkpoint written before the format annotation existed (version 1) is read as it is; one
-    // of a newer format than this build knows is not misread.
-    io.fabric8.kubernetes.api.model.ConfigMap only = client.configMaps().inNamespace("kollect-system")
-        .withName(id + "-0").get();
-    only.getMetadata().getAnnotations().remove(ConfigMapCheckpointStore.FORMAT);
-    client.configMaps().inNamespace("kollect-system").resource(only).update();
-    assertThat(new ConfigMapCheckpointStore(cluster.newClient(), "kollect-system")
-        .load("ns/t", "sink-a")).isEqualTo(few);
-    only = client.configMaps().inNamespace("kollect-system").withName(id + "-0").get();
-    only.getMetadata().getAnnotations().put(ConfigMapCheckpointStore.FORMAT, "3");
-    client.configMaps().inNamespace("kollect-system").resource(only).update();
-    assertThat(new ConfigMapCheckpointStore(cluster.newClient(), "kollect-system")
-        .load("ns/t", "sink-a")).isEmpty();
-
-    // A torn checkpoint (a part missing) is not trusted: it reads as empty, a full re-send follows.
-    store.save("ns/t", "sink-a", entries);
-    client.configMaps().inNamespace("kollect-system").withName(id + "-1").delete();
-    await().atMost(Duration.ofSeconds(10)).until(() -> other.load("ns/t", "sink-a").isEmpty());
-
-    store.delete("ns/t", "sink-a");
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.configMaps().inNamespace("kollect-system")
-        .withLabel(ConfigMapCheckpointStore.LABEL, id).list().getItems().isEmpty());
-  }
+  // The ConfigMap checkpoint format (parts, deltas, upgrade, torn objects) is tested in
+  // ConfigMapCheckpointStoreIT.
 
   @Test
   void onlyTheLeaderExportsAndTheStandbyTakesOverWithoutResending() throws Exception {
