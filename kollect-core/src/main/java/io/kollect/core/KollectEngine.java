@@ -57,9 +57,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Profiles, sinks and targets may be given, changed and removed at any time, before or after
  * {@link #start()}, in any order: a target whose profile or sink is missing reports it in its
- * status and picks it up when it arrives. Every change re-enqueues the targets it concerns, and
- * informer events enqueue only the targets whose scope they touch. Each target is reconciled
- * level-based on a rate-limited work queue by {@code workers} threads ({@code kollect-reconcile-N}).
+ * status and picks it up when it arrives. Every change re-enqueues the targets it concerns for a
+ * full pass (the whole scope re-derived level-based), and an informer event marks only its object
+ * dirty for the targets whose scope it touches, for a delta pass that costs O(changed objects).
+ * Targets are worked on a rate-limited work queue by {@code workers} threads ({@code
+ * kollect-reconcile-N}); see {@link Builder#fullPassInterval} for the periodic full pass.
  *
  * <p>Thread-safe. Calls concerning one target should be ordered by the caller (a host's event
  * handler thread does that naturally).
