@@ -259,7 +259,7 @@ public final class EngineCostBenchmark {
     return out;
   }
 
-  static void memory(int size) throws Exception {
+  static void memory(int size, boolean footprint) throws Exception {
     try (Fixture f = new Fixture(size)) {
       f.exporter.awaitIdle(Duration.ofMinutes(1));
       System.gc();
@@ -270,6 +270,9 @@ public final class EngineCostBenchmark {
               f.view)).toArray());
       long stateBytes = state.subtract(cache).totalSize();
       long bothBytes = both.subtract(cache).totalSize();
+      if (footprint) {
+        System.out.println(state.subtract(cache).toFootprint());
+      }
       System.out.printf("memory  objects=%d  engine state: %.0f B/object  engine state + "
               + "inventory view: %.0f B/object  (informer cache, not counted: %.0f B/object)%n",
           size, (double) stateBytes / size, (double) bothBytes / size,
@@ -295,7 +298,10 @@ public final class EngineCostBenchmark {
       }
     }
     if (mode.equals("memory") || mode.equals("all")) {
-      memory(50_000);
+      memory(50_000, false);
+    }
+    if (mode.equals("footprint")) {
+      memory(50_000, true); // the classes behind the bytes
     }
   }
 }
