@@ -57,9 +57,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Profiles, sinks and targets may be given, changed and removed at any time, before or after
  * {@link #start()}, in any order: a target whose profile or sink is missing reports it in its
- * status and picks it up when it arrives. Every change re-enqueues the targets it concerns, and
- * informer events enqueue only the targets whose scope they touch. Each target is reconciled
- * level-based on a rate-limited work queue by {@code workers} threads ({@code kollect-reconcile-N}).
+ * status and picks it up when it arrives. Every change re-enqueues the targets it concerns for a
+ * full pass (the whole scope re-derived level-based), and an informer event marks only its object
+ * dirty for the targets whose scope it touches, for a delta pass that costs O(changed objects).
+ * Targets are worked on a rate-limited work queue by {@code workers} threads ({@code
+ * kollect-reconcile-N}); see {@link Builder#fullPassInterval} for the periodic full pass.
  *
  * <p>Thread-safe. Calls concerning one target should be ordered by the caller (a host's event
  * handler thread does that naturally).
@@ -166,7 +168,8 @@ public final class KollectEngine implements AutoCloseable {
     this.reconciler = new TargetReconciler(b.cluster, inputs, exporter, inventoryView,
         hostInventory, index, queue, b.namespaceFilter,
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
-        Clock.systemUTC(), boundary, new RequestedProjections(), LeaseSignals.FROM_LEASE_STATUS);
+        Clock.systemUTC(), boundary, new RequestedProjections(), LeaseSignals.FROM_LEASE_STATUS,
+        b.fullPassInterval);
   }
 
   /** Re-enqueues the targets read as the ServiceAccount whose access answer changed. */
@@ -175,9 +178,21 @@ public final class KollectEngine implements AutoCloseable {
         new TenantBoundary.ServiceAccountRef(q.saNamespace(), q.saName());
     for (TargetRuntime rt : targets.values()) {
       if (sa.equals(boundary.subjectOf(rt.spec()))) {
-        queue.add(rt.id);
+        fullPass(rt.id);
       }
     }
+  }
+
+  /**
+   * Queues a full pass of the target: what changed (a spec, profile, sink, access answer, the
+   * export flag) is an input of every object's record, not of one object.
+   */
+  private void fullPass(TargetId id) {
+    TargetRuntime rt = targets.get(id);
+    if (rt != null) {
+      rt.requestFullPass();
+    }
+    queue.add(id);
   }
 
   /** Starts configuring an engine that reads the cluster through {@code client}. */
@@ -221,7 +236,7 @@ public final class KollectEngine implements AutoCloseable {
       if (changed[0].error() != null) {
         LOG.warn("{}", changed[0].error());
       }
-      index.referencingProfile(name).forEach(queue::add);
+      index.referencingProfile(name).forEach(this::fullPass);
     }
   }
 
@@ -245,7 +260,7 @@ public final class KollectEngine implements AutoCloseable {
   /** Removes a profile; targets using it report {@code ProfileNotFound} and stop reading. */
   public void removeProfile(String name) {
     if (profiles.remove(name) != null) {
-      index.referencingProfile(name).forEach(queue::add);
+      index.referencingProfile(name).forEach(this::fullPass);
     }
   }
 
@@ -280,7 +295,7 @@ public final class KollectEngine implements AutoCloseable {
       exporter.addSink(sink, options);
       sinks.put(name, new ConfiguredSink(sink, options));
     }
-    index.referencingSink(name).forEach(queue::add);
+    index.referencingSink(name).forEach(this::fullPass);
   }
 
   private record ConfiguredSink(Sink sink, SinkOptions options) {}
@@ -293,7 +308,7 @@ public final class KollectEngine implements AutoCloseable {
       }
       exporter.removeSink(name);
     }
-    index.referencingSink(name).forEach(queue::add);
+    index.referencingSink(name).forEach(this::fullPass);
   }
 
   /**
@@ -325,7 +340,7 @@ public final class KollectEngine implements AutoCloseable {
       return old;
     });
     index.putRefs(spec.id(), spec.profileRef(), spec.sinkRefs());
-    queue.add(spec.id());
+    fullPass(spec.id());
   }
 
   /**
@@ -367,7 +382,7 @@ public final class KollectEngine implements AutoCloseable {
           TimeUnit.MILLISECONDS);
       started = true;
     }
-    targets.keySet().forEach(queue::add);
+    targets.keySet().forEach(this::fullPass);
   }
 
   /**
@@ -425,7 +440,7 @@ public final class KollectEngine implements AutoCloseable {
     checkpoints.retainingDuring(() -> {
       for (TargetRuntime rt : targets.values()) {
         reconciler.forgetExportState(rt, !enabled);
-        queue.add(rt.id);
+        queue.add(rt.id); // forgetExportState requested a full pass
       }
     });
   }
@@ -492,7 +507,7 @@ public final class KollectEngine implements AutoCloseable {
         if (left <= 0 || !exporter.awaitIdle(Duration.ofNanos(left))) {
           return false;
         }
-        if (queue.isIdle()) {
+        if (queue.isIdle() && nothingDirty()) {
           return true;
         }
       }
@@ -500,6 +515,19 @@ public final class KollectEngine implements AutoCloseable {
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  /**
+   * Whether no target has a changed object waiting: a listener marks the key before it queues the
+   * target, so a dirty key is work even in the instant the queue looks idle.
+   */
+  private boolean nothingDirty() {
+    for (TargetRuntime rt : targets.values()) {
+      if (!rt.dirty.isEmpty()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -563,7 +591,7 @@ public final class KollectEngine implements AutoCloseable {
       return 0;
     }
     synchronized (rt) {
-      return rt.memo.extractions();
+      return rt.records.extractions();
     }
   }
 
@@ -604,7 +632,7 @@ public final class KollectEngine implements AutoCloseable {
         TargetRuntime rt = targets.get(id);
         if (rt != null) {
           try {
-            publish(rt, TargetReconciler.failedStatus(rt, e, Instant.now()));
+            publish(rt, StatusBuilder.failed(rt, e, Instant.now()));
           } catch (RuntimeException statusFailure) {
             LOG.warn("cannot report the failed reconcile of target {}", id, statusFailure);
           }
@@ -644,8 +672,8 @@ public final class KollectEngine implements AutoCloseable {
         return;
       }
       long now = System.nanoTime();
-      boolean onlyLastExport = rt.notified != null && TargetReconciler.withoutLastExport(status)
-          .equals(TargetReconciler.withoutLastExport(rt.notified));
+      boolean onlyLastExport = rt.notified != null && StatusBuilder.withoutLastExport(status)
+          .equals(StatusBuilder.withoutLastExport(rt.notified));
       long since = now - rt.notifiedAtNanos;
       if (onlyLastExport && since < lastExportNotifyInterval.toNanos()) {
         queue.addAfter(rt.id, Duration.ofNanos(lastExportNotifyInterval.toNanos() - since));
@@ -704,6 +732,7 @@ public final class KollectEngine implements AutoCloseable {
     private Duration accessReviewInterval = Duration.ofSeconds(60);
     private Duration deliveryStatusInterval = Duration.ofSeconds(5);
     private ExtractOptions extractOptions = ExtractOptions.none();
+    private Duration fullPassInterval = TargetReconciler.DEFAULT_FULL_PASS_INTERVAL;
 
     private Builder(KubernetesClient client) {
       this.client = Objects.requireNonNull(client, "client");
@@ -888,6 +917,22 @@ public final class KollectEngine implements AutoCloseable {
             + interval);
       }
       this.accessReviewInterval = interval;
+      return this;
+    }
+
+    /**
+     * How often each target runs a full pass without a cause (default 1 h; zero turns it off).
+     * Informer events are applied as deltas (only the changed objects are read, extracted and
+     * exported); a full pass re-reads the target's whole scope and lets the sinks converge to it.
+     * It runs by itself on start and whenever the target's spec, profile, sinks, access or a
+     * lease's status change; this periodic one is only a correctness backstop, so it can be long.
+     */
+    public Builder fullPassInterval(Duration interval) {
+      if (interval == null || interval.isNegative()) {
+        throw new IllegalArgumentException("fullPassInterval: must be zero or positive, got "
+            + interval);
+      }
+      this.fullPassInterval = interval;
       return this;
     }
 

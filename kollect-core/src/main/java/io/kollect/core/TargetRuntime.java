@@ -2,18 +2,21 @@ package io.kollect.core;
 
 import io.kollect.informers.LabelSelectorMatcher;
 
-import io.kollect.extract.Record;
 import io.kollect.informers.InformerLease;
+import io.kollect.informers.ResourceEvent;
 import io.kollect.informers.ResourceType;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The mutable state the engine keeps for one target. Everything but {@link #spec} and the counters
- * is guarded by this object's monitor, which a reconcile holds throughout; the work queue already
- * guarantees one reconcile per target at a time, the monitor orders it against removal.
+ * The mutable state the engine keeps for one target. Everything but {@link #definition}, {@link
+ * #dirty}, the full-pass request and the counters is guarded by this object's monitor, which a
+ * pass holds throughout; the work queue already guarantees one pass per target at a time, the
+ * monitor orders it against removal.
  */
 final class TargetRuntime {
 
@@ -52,12 +55,26 @@ final class TargetRuntime {
   /** The lease on {@code v1/Namespace} that resolves a namespace selector, if any. */
   InformerLease namespaceLease;
 
-  /** Records of unchanged objects, reused across reconciles. */
-  final ExtractionMemo memo = new ExtractionMemo();
-  /** The last desired record set by key; what the in-memory inventory view holds for the target. */
-  Map<String, Record> desired = Map.of();
-  /** Content hashes by key last handed to the exporter, or {@code null} when none were. */
-  Map<String, String> exportedHashes;
+  /**
+   * Objects changed since they were last read, with their latest event (latest wins). Written by
+   * informer threads without the monitor, drained by delta passes; a full pass reads everything
+   * and clears it.
+   */
+  final ConcurrentHashMap<ObjectKey, ResourceEvent> dirty = new ConcurrentHashMap<>();
+  /** Whether the next pass must be a full pass; set by whatever a delta cannot judge. */
+  private final AtomicBoolean fullPassRequested = new AtomicBoolean(true);
+
+  /** What the target holds per object: memo, desired set, counts and errors in one. */
+  final TargetRecords records = new TargetRecords();
+  /** What the last full pass decided, reused by delta passes; {@code null} before the first. */
+  PassContext context;
+  /** When the last full pass ran ({@link System#nanoTime()}). */
+  long lastFullPassNanos;
+  /** Whether, and until when, a periodic full pass is parked on the queue. */
+  boolean resyncParked;
+  long resyncParkedUntilNanos;
+  /** Whether the exporter was handed this target's set since export was (re)enabled. */
+  boolean exported;
   Set<String> exportedSinks = Set.of();
 
   /** The status the last reconcile computed. */
@@ -75,5 +92,20 @@ final class TargetRuntime {
 
   TargetSpec spec() {
     return definition.spec();
+  }
+
+  /** Makes the next pass a full pass (thread-safe, no monitor needed). */
+  void requestFullPass() {
+    fullPassRequested.set(true);
+  }
+
+  /** Whether a full pass is requested. */
+  boolean fullPassPending() {
+    return fullPassRequested.get();
+  }
+
+  /** Whether a full pass was requested; clears the request. */
+  boolean takeFullPassRequest() {
+    return fullPassRequested.getAndSet(false);
   }
 }

@@ -90,8 +90,8 @@ final class TenantBoundary {
   }
 
   /**
-   * One reconcile's view of what a ServiceAccount may read of one type. Not thread-safe (used under
-   * the target's monitor).
+   * One full pass's view of what a ServiceAccount may read of one type, reused by the delta passes
+   * until the next full pass. Not thread-safe (used under the target's monitor).
    */
   static final class TypeAccess {
 
@@ -140,6 +140,25 @@ final class TenantBoundary {
       }
       return byNamespace.computeIfAbsent(namespace,
           ns -> boundary.mayListWatch(sa, type, plural, ns));
+    }
+
+    /**
+     * Whether {@link #allows} would answer {@code namespace} from what this view already asked,
+     * without a new question to the access cache (a delta pass asks nothing new).
+     */
+    boolean knows(String namespace) {
+      if (sa == null || plural == null) {
+        return true;
+      }
+      if (allNamespaces || namespace == null) {
+        if (clusterWide == null) {
+          return false;
+        }
+        if (clusterWide || namespace == null) {
+          return true;
+        }
+      }
+      return byNamespace.containsKey(namespace);
     }
 
     /**

@@ -77,6 +77,9 @@ class KollectEngineTest {
         .hasMessage("defaultServiceAccount: must not be blank");
     assertThatThrownBy(() -> b.trustedNamespaces(java.util.Set.of("")))
         .hasMessage("trustedNamespaces[]: must not be blank");
+    assertThatThrownBy(() -> b.fullPassInterval(Duration.ofSeconds(-1)))
+        .hasMessage("fullPassInterval: must be zero or positive, got PT-1S");
+    b.fullPassInterval(Duration.ZERO); // off: only caused full passes
   }
 
   @Test

@@ -8,7 +8,6 @@ import io.kollect.extract.CompiledProfile;
 import io.kollect.extract.FieldRule;
 import io.kollect.extract.ProfileCompiler;
 import io.kollect.extract.ProfileSpec;
-import io.kollect.extract.Record;
 import io.kollect.extract.RecordContext;
 import io.kollect.extract.ResourceRule;
 import io.kollect.informers.ResourceType;
@@ -30,7 +29,7 @@ import org.openjdk.jmh.infra.Blackhole;
 /**
  * The extraction part of one reconcile of a target with {@code objects} Deployments, as the engine
  * runs it after an informer event: every object re-converted and re-extracted ({@code fullPass}),
- * versus the per-target memo when nothing changed ({@code memoNoneChanged}) and when one object
+ * versus the per-target records reused when nothing changed ({@code memoNoneChanged}) and when one object
  * changed ({@code memoOneChanged}, the common case of one event).
  */
 @State(Scope.Thread)
@@ -47,7 +46,9 @@ public class ReconcileExtractionBenchmark {
   private final RecordContext ctx = new RecordContext("bench", "ns/t", Instant.EPOCH);
   private CompiledProfile profile;
   private List<GenericKubernetesResource> cache;
-  private ExtractionMemo warm;
+  private TargetRecords warm;
+  private final RecordExtractor extractor =
+      new RecordExtractor(obj -> serialization.convertValue(obj, JsonNode.class));
   private int version;
 
   @Setup
@@ -60,7 +61,7 @@ public class ReconcileExtractionBenchmark {
     for (int i = 0; i < objects; i++) {
       cache.add(deployment(i, "1"));
     }
-    warm = new ExtractionMemo();
+    warm = new TargetRecords();
     pass(warm, blackholeless());
   }
 
@@ -86,21 +87,20 @@ public class ReconcileExtractionBenchmark {
         "Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
   }
 
-  private void pass(ExtractionMemo memo, Blackhole bh) {
-    memo.begin(profile);
+  private void pass(TargetRecords records, Blackhole bh) {
+    TargetRecords.Stamp stamp = records.stamp(DEPLOY, profile, 0, 0);
     for (GenericKubernetesResource obj : cache) {
-      Record r = memo.recordOf(DEPLOY, obj, () -> {
-        JsonNode json = serialization.convertValue(obj, JsonNode.class);
-        return profile.extract(json, ctx).orElse(null);
-      });
-      bh.consume(r);
+      ObjectKey key = ObjectKey.of(DEPLOY, obj.getMetadata().getNamespace(),
+          obj.getMetadata().getName());
+      TargetRecords.Entry e = extractor.entry(records, key, obj, stamp, ctx);
+      records.put(key, e);
+      bh.consume(e);
     }
-    memo.end();
   }
 
   @Benchmark
   public void fullPass(Blackhole bh) {
-    pass(new ExtractionMemo(), bh);
+    pass(new TargetRecords(), bh);
   }
 
   @Benchmark

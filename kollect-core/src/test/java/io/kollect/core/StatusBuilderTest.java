@@ -18,7 +18,7 @@ class StatusBuilderTest {
 
   @Test
   void theMostImportantDegradedReasonNamesTheConditionAndTheMessageListsAll() {
-    var b = new TargetReconciler.StatusBuilder(rt, spec, t0);
+    var b = new StatusBuilder(rt, spec, t0);
     b.degraded("NotServed", "x/v1/A is not served");
     b.degraded("SinkNotFound", "sink s not found");
     b.degraded("InvalidProfile", "profile p is invalid: bad");
@@ -35,7 +35,7 @@ class StatusBuilderTest {
 
   @Test
   void theFirstNotReadyReasonWinsOverALaterReady() {
-    var b = new TargetReconciler.StatusBuilder(rt, spec, t0);
+    var b = new StatusBuilder(rt, spec, t0);
     b.notReady("NotSynced", "waiting");
     b.ready("Reconciled", "ok");
     TargetStatus s = b.build(Map.of(), null);
@@ -46,11 +46,11 @@ class StatusBuilderTest {
 
   @Test
   void lastTransitionTimeMovesOnlyWhenAConditionFlips() {
-    var first = new TargetReconciler.StatusBuilder(rt, spec, t0);
+    var first = new StatusBuilder(rt, spec, t0);
     first.ready("Reconciled", "1 object");
     TargetStatus s0 = first.build(Map.of(), null);
 
-    var second = new TargetReconciler.StatusBuilder(rt, spec, t1);
+    var second = new StatusBuilder(rt, spec, t1);
     second.ready("Reconciled", "2 objects");
     second.degraded("SinkNotFound", "sink s not found");
     TargetStatus s1 = second.build(Map.of(), s0);
@@ -61,25 +61,25 @@ class StatusBuilderTest {
 
   @Test
   void statusesDifferingOnlyInLastExportCompareEqualWithoutIt() {
-    var b = new TargetReconciler.StatusBuilder(rt, spec, t0);
+    var b = new StatusBuilder(rt, spec, t0);
     b.ready("Reconciled", "ok");
     b.lastExport(t0);
     TargetStatus a = b.build(Map.of("v1/Service", 1), null);
     b.lastExport(t1);
     TargetStatus c = b.build(Map.of("v1/Service", 1), a);
     assertThat(a).isNotEqualTo(c);
-    assertThat(TargetReconciler.withoutLastExport(a)).isEqualTo(TargetReconciler.withoutLastExport(c));
+    assertThat(StatusBuilder.withoutLastExport(a)).isEqualTo(StatusBuilder.withoutLastExport(c));
   }
 
   @Test
   void failingObjectsAreCountedAndTheFirstFewNamedInAnExtractionErrorsCondition() {
-    var clean = new TargetReconciler.StatusBuilder(rt, spec, t0);
+    var clean = new StatusBuilder(rt, spec, t0);
     clean.ready("Reconciled", "ok");
     TargetStatus s0 = clean.build(Map.of(), null);
     assertThat(s0.extractionErrorCount()).isZero();
     assertThat(s0.condition(Condition.EXTRACTION_ERRORS).status()).isEqualTo("False");
 
-    var b = new TargetReconciler.StatusBuilder(rt, spec, t1);
+    var b = new StatusBuilder(rt, spec, t1);
     b.ready("Reconciled", "ok");
     List<ExtractionError> errors = new java.util.ArrayList<>();
     for (int i = 0; i < 7; i++) {

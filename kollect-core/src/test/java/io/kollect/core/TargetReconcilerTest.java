@@ -39,40 +39,75 @@ class TargetReconcilerTest {
   /**
    * A shared informer cache of ConfigMaps as the test wants it to be: which objects, whether
    * synced, which {@code data} keys its projection keeps (all when {@code null}) and which version
-   * of the projection it reports, and its silent watches.
+   * of the projection it reports, and its silent watches. Like an informer it tells its leases'
+   * listeners about every change ({@link #put}, {@link #remove}, {@link #statusChanged}).
    */
   static final class Cache {
     final Map<String, GenericKubernetesResource> objects = new TreeMap<>();
+    final List<LeaseListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     boolean synced = true;
     Set<String> keptKeys;
     long projectionVersion;
     List<LeaseSignals.SilentWatch> stalled = List.of();
     int rv;
+    int lists;
 
-    @SuppressWarnings("unchecked")
-    List<GenericKubernetesResource> projected() {
-      if (keptKeys == null) {
-        return List.copyOf(objects.values());
+    /** Tells the listeners that the lease status changed (sync, projection, stalled watches). */
+    void statusChanged() {
+      for (LeaseListener l : listeners) {
+        l.onStatusChange(new LeaseStatus(CM, true, synced, List.of()));
       }
-      return objects.values().stream().map(o -> {
-        Map<String, String> data = new TreeMap<>((Map<String, String>) o.get("data"));
-        data.keySet().retainAll(keptKeys);
-        return new GenericKubernetesResourceBuilder(o).addToAdditionalProperties("data", data)
-            .build();
-      }).toList();
+    }
+
+    void synced(boolean synced) {
+      this.synced = synced;
+      statusChanged();
+    }
+
+    void remove(String name) {
+      GenericKubernetesResource gone = objects.remove(name);
+      if (gone != null) {
+        for (LeaseListener l : listeners) {
+          l.onEvent(new io.kollect.informers.ResourceEvent(
+              io.kollect.informers.ResourceEvent.Kind.DELETED, CM, "ns", name, gone));
+        }
+      }
+    }
+
+    private GenericKubernetesResource project(GenericKubernetesResource o) {
+      if (keptKeys == null) {
+        return o;
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, String> data = new TreeMap<>((Map<String, String>) o.get("data"));
+      data.keySet().retainAll(keptKeys);
+      return new GenericKubernetesResourceBuilder(o).addToAdditionalProperties("data", data)
+          .build();
+    }
+
+    List<GenericKubernetesResource> projected() {
+      return objects.values().stream().map(this::project).toList();
     }
 
     void put(String name, Map<String, String> data) {
-      objects.put(name, new GenericKubernetesResourceBuilder().withApiVersion("v1")
-          .withKind("ConfigMap").withNewMetadata().withName(name).withNamespace("ns")
-          .withUid("uid-" + name).withResourceVersion(Integer.toString(++rv)).endMetadata()
+      GenericKubernetesResource before = objects.put(name, new GenericKubernetesResourceBuilder()
+          .withApiVersion("v1").withKind("ConfigMap").withNewMetadata().withName(name)
+          .withNamespace("ns").withUid("uid-" + name)
+          .withResourceVersion(Integer.toString(++rv)).endMetadata()
           .addToAdditionalProperties("data", data).build());
+      for (LeaseListener l : listeners) {
+        l.onEvent(new io.kollect.informers.ResourceEvent(before == null
+            ? io.kollect.informers.ResourceEvent.Kind.ADDED
+            : io.kollect.informers.ResourceEvent.Kind.UPDATED, CM, "ns", name,
+            project(objects.get(name))));
+      }
     }
   }
 
   record CacheLease(Cache cache, LeaseRequest request) implements InformerLease {
     @Override
     public List<GenericKubernetesResource> list() {
+      cache.lists++;
       return cache.projected();
     }
 
@@ -126,6 +161,7 @@ class TargetReconcilerTest {
 
       @Override
       public InformerLease lease(LeaseRequest request, LeaseListener listener) {
+        cache.listeners.add(listener);
         return new CacheLease(cache, request);
       }
     };
@@ -262,25 +298,34 @@ class TargetReconcilerTest {
   }
 
   @Test
-  void aCacheThatStopsBeingSyncedStopsTheExportAndReadinessUntilItIsSyncedAgain() {
+  void whileACacheIsNotSyncedUpsertsStreamButNoRecordLeavesAndTheTargetIsNotReadyUntilItSyncs() {
     profile("p", "a");
     cache.put("one", Map.of("a", "1"));
     TargetRuntime rt = target("t", "p");
     assertThat(reconcile(rt).ready()).isTrue();
     assertThat(sink.size()).isEqualTo(1);
 
-    cache.synced = false;
+    cache.synced(false); // e.g. a wider projection being listed
+    assertThat(reconcile(rt).condition(Condition.READY).reason()).isEqualTo("NotSynced");
     cache.put("one", Map.of("a", "2"));
+    cache.put("two", Map.of("a", "3"));
+    assertThat(reconcile(rt).condition(Condition.READY).reason()).isEqualTo("NotSynced");
+    // what the informers delivered goes out at once
+    assertThat(sink.of("ns", "one")).hasSize(2);
+    assertThat(sink.of("ns", "two")).hasSize(1);
+    cache.remove("one");
     TargetStatus waiting = reconcile(rt);
     assertThat(waiting.ready()).isFalse();
     assertThat(waiting.condition(Condition.READY).reason()).isEqualTo("NotSynced");
-    assertThat(waiting.objectCounts()).containsEntry("v1/ConfigMap", 1);
-    assertThat(sink.size()).isEqualTo(1);
+    // the absence of "one" proves nothing yet
+    assertThat(sink.ops(io.kollect.extract.Op.DELETE)).isEmpty();
+    assertThat(waiting.objectCounts()).containsEntry("v1/ConfigMap", 2);
 
-    cache.synced = true;
+    cache.synced(true);
     assertThat(reconcile(rt).ready()).isTrue();
-    assertThat(sink.of("ns", "one")).extracting(r -> r.fields().get("a").asText())
-        .containsExactly("1", "2");
+    assertThat(sink.of("ns", "one")).extracting(r -> r.op().name())
+        .containsExactly("UPSERT", "UPSERT", "DELETE");
+    assertThat(reconcile(rt).objectCounts()).containsEntry("v1/ConfigMap", 1);
   }
 
   @Test
@@ -289,7 +334,7 @@ class TargetReconcilerTest {
     cache.put("one", Map.of("a", "1"));
     TargetRuntime rt = target("t", "p");
     assertThat(reconcile(rt).objectCounts()).isEqualTo(Map.of("v1/ConfigMap", 1));
-    cache.objects.clear();
+    cache.remove("one");
     assertThat(reconcile(rt).objectCounts()).isEqualTo(Map.of("v1/ConfigMap", 0));
   }
 
@@ -301,19 +346,21 @@ class TargetReconcilerTest {
     TargetRuntime first = target("first", "a");
     reconcile(first);
     reconcile(first);
-    assertThat(first.memo.extractions()).isEqualTo(1);
+    assertThat(first.records.extractions()).isEqualTo(1);
 
     TargetRuntime second = target("second", "b");
     reconcile(second);
+    cache.statusChanged(); // the informer reloads with the wider projection
     reconcile(first);
-    assertThat(first.memo.extractions()).isEqualTo(2);
+    assertThat(first.records.extractions()).isEqualTo(2);
     reconcile(first);
-    assertThat(first.memo.extractions()).isEqualTo(2);
+    assertThat(first.records.extractions()).isEqualTo(2);
 
     // Narrowing again (the second target goes) invalidates as well.
     reconciler.remove(second);
+    cache.statusChanged();
     reconcile(first);
-    assertThat(first.memo.extractions()).isEqualTo(3);
+    assertThat(first.records.extractions()).isEqualTo(3);
   }
 
   @Test
@@ -328,6 +375,7 @@ class TargetReconcilerTest {
 
     cache.keptKeys = null;
     cache.projectionVersion++;
+    cache.statusChanged();
     reconcile(rt);
     assertThat(sink.of("ns", "one")).last()
         .satisfies(r -> assertThat(r.fields().get("b").asText()).isEqualTo("2"));
@@ -341,12 +389,80 @@ class TargetReconcilerTest {
     assertThat(reconcile(rt).condition(Condition.DEGRADED).status()).isEqualTo("False");
     Instant since = Instant.parse("2026-01-01T00:00:00Z");
     cache.stalled = List.of(new LeaseSignals.SilentWatch("ns", since, "no event for 90 s"));
+    cache.statusChanged();
     Condition degraded = reconcile(rt).condition(Condition.DEGRADED);
     assertThat(degraded.status()).isEqualTo("True");
     assertThat(degraded.reason()).isEqualTo("WatchStalled");
     assertThat(degraded.message()).isEqualTo("the watch of v1/ConfigMap in namespace ns has been "
         + "silent since 2026-01-01T00:00:00Z (no event for 90 s)");
     cache.stalled = List.of();
+    cache.statusChanged();
     assertThat(reconcile(rt).condition(Condition.DEGRADED).status()).isEqualTo("False");
+  }
+
+  @Test
+  void anEventReadsExtractsAndExportsOnlyItsObjectWithoutListingTheCache() {
+    profile("p", "a");
+    for (int i = 0; i < 20; i++) {
+      cache.put("cm" + i, Map.of("a", "v" + i));
+    }
+    TargetRuntime rt = target("t", "p");
+    TargetStatus before = reconcile(rt);
+    int lists = cache.lists;
+    long extractions = rt.records.extractions();
+    int sent = sink.size();
+
+    cache.put("cm3", Map.of("a", "changed"));
+    TargetStatus after = reconcile(rt);
+    assertThat(cache.lists).isEqualTo(lists);
+    assertThat(rt.records.extractions()).isEqualTo(extractions + 1);
+    assertThat(sink.size()).isEqualTo(sent + 1);
+    assertThat(sink.records().get(sent).name()).isEqualTo("cm3");
+    assertThat(after.objectCounts()).isEqualTo(before.objectCounts());
+
+    cache.remove("cm4");
+    assertThat(reconcile(rt).objectCounts()).containsEntry("v1/ConfigMap", 19);
+    assertThat(sink.ops(io.kollect.extract.Op.DELETE)).extracting(r -> r.name())
+        .containsExactly("cm4");
+    assertThat(cache.lists).isEqualTo(lists);
+  }
+
+  @Test
+  void aDeletedEventWhoseObjectIsCachedAgainIsAnUpsertAndAnUnchangedObjectSendsNothing() {
+    profile("p", "a");
+    cache.put("one", Map.of("a", "1"));
+    TargetRuntime rt = target("t", "p");
+    TargetStatus first = reconcile(rt);
+    // deleted and re-created before the worker ran: the latest event is the DELETED
+    GenericKubernetesResource gone = cache.objects.get("one");
+    cache.put("one", Map.of("a", "1"));
+    for (LeaseListener l : cache.listeners) {
+      l.onEvent(new io.kollect.informers.ResourceEvent(
+          io.kollect.informers.ResourceEvent.Kind.DELETED, CM, "ns", "one", gone));
+    }
+    TargetStatus second = reconcile(rt);
+    assertThat(sink.ops(io.kollect.extract.Op.DELETE)).isEmpty();
+    assertThat(sink.size()).isEqualTo(1); // same content: nothing re-sent
+    assertThat(second.objectCounts()).containsEntry("v1/ConfigMap", 1);
+    assertThat(StatusBuilder.withoutLastExport(second))
+        .isEqualTo(StatusBuilder.withoutLastExport(first));
+    assertThat(second.lastExport()).isEqualTo(first.lastExport());
+  }
+
+  @Test
+  void aTargetRunsAFullPassAgainOnlyWhenAskedOrWhenThePeriodicOneIsDue() {
+    profile("p", "a");
+    cache.put("one", Map.of("a", "1"));
+    TargetRuntime rt = target("t", "p");
+    reconcile(rt);
+    int lists = cache.lists;
+    reconcile(rt);
+    assertThat(cache.lists).isEqualTo(lists);
+    rt.requestFullPass();
+    reconcile(rt);
+    assertThat(cache.lists).isEqualTo(lists + 1);
+    rt.lastFullPassNanos -= TargetReconciler.DEFAULT_FULL_PASS_INTERVAL.toNanos();
+    reconcile(rt);
+    assertThat(cache.lists).isEqualTo(lists + 2);
   }
 }
