@@ -263,7 +263,7 @@ class HttpsSinkIT {
       Condition ready = condition(t.getStatus().conditions(), "Ready");
       assertThat(ready.getStatus()).isEqualTo("False");
       assertThat(ready.getReason()).isEqualTo("SinkDeliveryFailing");
-      assertThat(ready.getMessage()).contains("sink " + NS + "/receiver: deliveries have failed")
+      assertThat(ready.getMessage()).contains("sink " + NS + "/receiver keeps failing")
           .contains(notTrusted);
     });
     assertThat(appConfig("2")).as("nothing reaches a server the sink does not trust").isEmpty();
