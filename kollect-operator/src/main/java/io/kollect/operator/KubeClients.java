@@ -16,9 +16,9 @@ import java.util.concurrent.locks.LockSupport;
 public final class KubeClients {
 
   /** {@code --kube-api-qps} default (see docs/operations.md for what a target costs). */
-  public static final String DEFAULT_QPS_FLAG = "20";
+  public static final String DEFAULT_QPS_FLAG = "50";
   /** {@code --kube-api-burst} default. */
-  public static final String DEFAULT_BURST_FLAG = "30";
+  public static final String DEFAULT_BURST_FLAG = "100";
   /** {@link #DEFAULT_QPS_FLAG} as a number. */
   public static final double DEFAULT_QPS = Double.parseDouble(DEFAULT_QPS_FLAG);
   /** {@link #DEFAULT_BURST_FLAG} as a number. */

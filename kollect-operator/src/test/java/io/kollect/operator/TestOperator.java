@@ -11,8 +11,8 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 
 /**
- * An operator for an IT: the usual test configuration (loopback listeners on free ports, no
- * leader election, checkpoints in ConfigMaps of {@code kollect-system}, one-hour resync) with its
+ * An operator for an IT: the usual test configuration (no HTTP listeners, no leader election,
+ * checkpoints in ConfigMaps of {@code kollect-system}, one-hour resync) with its
  * own client, started on {@link #start}, stopped with its client on {@link #close}. A test states
  * only what it changes, e.g. {@code TestOperator.on(cluster).configure(c -> c.withTenancy(...))}.
  */
@@ -30,12 +30,19 @@ final class TestOperator implements AutoCloseable {
     this.config = config;
   }
 
-  /** The test defaults: cluster {@code it}, one worker, {@code /inventory} without auth. */
+  /** The test defaults: cluster {@code it}, one worker, listeners off. */
   static TestOperator on(TestCluster cluster) {
     return new TestOperator(cluster, new OperatorConfig("it", 1, Duration.ofHours(1),
-        BindAddress.loopback(0), BindAddress.loopback(0), LeaderElectionSettings.disabled(),
-        Set.of(), Set.of(), InventoryAuth.none(), Optional.empty(), "kollect-system",
+        BindAddress.off(), BindAddress.off(), LeaderElectionSettings.disabled(),
+        Set.of(), Set.of(), InventoryAuth.disabled(), Optional.empty(), "kollect-system",
         Optional.empty()));
+  }
+
+  /** The platform trusts these namespaces' targets (tests not about the tenant boundary). */
+  TestOperator trusting(String... namespaces) {
+    Set<String> trusted = new java.util.HashSet<>(Set.of(namespaces));
+    trusted.add("kollect-system");
+    return configure(c -> c.withTenancy("default", trusted));
   }
 
   /** Changes the configuration before the start. */
@@ -64,8 +71,8 @@ final class TestOperator implements AutoCloseable {
     return config;
   }
 
-  /** Builds the operator on a client of its own and starts it; returns it. */
-  KollectOperator start() {
+  /** Builds the operator on a client of its own and starts it. */
+  TestOperator start() {
     client = newClient();
     operator = new KollectOperator(client, config);
     try {
@@ -73,7 +80,7 @@ final class TestOperator implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return operator;
+    return this;
   }
 
   /** Builds the operator without starting it (a test that checks the state before the start). */
