@@ -354,6 +354,7 @@ final class CustomResourceFeed implements AutoCloseable {
       public void delete(HasMetadata object) {
         delete.accept(object);
         problems.forget(describe(object));
+        status.forget(describe(object));
       }
 
       @Override

@@ -45,6 +45,8 @@ public final class KollectOperator implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KollectOperator.class);
   /** Sink name of {@code --stdout}. */
   static final String STDOUT_SINK = "stdout";
+  /** {@code --stdout}: each record is written as it comes; a linger would only delay the line. */
+  static final SinkOptions STDOUT_OPTIONS = SinkOptions.defaults().withLinger(Duration.ZERO);
   /** How often sinks' statuses are re-evaluated from their deliveries. */
   private static final Duration SINK_RECHECK = Duration.ofSeconds(5);
 
@@ -192,9 +194,8 @@ public final class KollectOperator implements AutoCloseable {
   public void start() throws IOException {
     http.start(config.probeAddress(), config.metricsAddress());
     engine.addStatusListener(targetStatuses);
-    // Records are written as they come: a linger would only delay each line.
     config.stdoutRecords().ifPresent(out -> engine.putSink(new StdoutSink(STDOUT_SINK, out),
-        SinkOptions.defaults().withLinger(Duration.ZERO)));
+        STDOUT_OPTIONS));
     engine.start();
     leadership.start();
     feed.start();

@@ -133,9 +133,9 @@ final class StatusWriter {
     written.clear();
   }
 
-  /** Forgets one object (deleted). */
-  void forget(GenericKubernetesResource object) {
-    written.remove(key(object));
+  /** Forgets one object (deleted), named {@code Kind namespace/name} or {@code Kind name}. */
+  void forget(String object) {
+    written.remove(object);
   }
 
   private GenericKubernetesResource withStatus(GenericKubernetesResource base, JsonNode status) {
