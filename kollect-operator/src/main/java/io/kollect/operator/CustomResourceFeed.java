@@ -158,7 +158,7 @@ final class CustomResourceFeed implements AutoCloseable {
 
   // ---- profiles --------------------------------------------------------------------------------
 
-  private void onProfile(KollectProfile profile) {
+  void onProfile(KollectProfile profile) {
     String name = profile.getMetadata().getName();
     String problem = null;
     try {
@@ -187,8 +187,9 @@ final class CustomResourceFeed implements AutoCloseable {
     String name = profile.getMetadata().getName();
     String problem = profileProblems.get(name);
     problems.report(profile, "InvalidProfile", "KollectProfile " + name, problem);
-    if (leader.getAsBoolean()) {
-      profiles.cached(name).ifPresent(cached -> status.write(cached, ResourceStatuses.profile(
+    KindWatch<KollectProfile> watch = profiles;
+    if (leader.getAsBoolean() && watch != null) {
+      watch.cached(name).ifPresent(cached -> status.write(cached, ResourceStatuses.profile(
           profile, problem, engine.profileWarnings(name), clock.instant())));
     }
   }
@@ -201,7 +202,7 @@ final class CustomResourceFeed implements AutoCloseable {
 
   // ---- sinks -----------------------------------------------------------------------------------
 
-  private void onSink(KollectSink sink) {
+  void onSink(KollectSink sink) {
     String ns = sink.getMetadata().getNamespace();
     if (!namespaceFilter.test(ns)) {
       return;
@@ -229,12 +230,13 @@ final class CustomResourceFeed implements AutoCloseable {
   }
 
   private void writeSinkStatus(KollectSink sink) {
-    if (!leader.getAsBoolean()) {
+    KindWatch<KollectSink> watch = sinks;
+    if (!leader.getAsBoolean() || watch == null) {
       return;
     }
     String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
         sink.getMetadata().getName());
-    sinks.cached(name).ifPresent(cached -> status.write(cached, ResourceStatuses.sink(sink,
+    watch.cached(name).ifPresent(cached -> status.write(cached, ResourceStatuses.sink(sink,
         sinkProblems.get(name), metrics.delivery(name), sinkWarnings.getOrDefault(name, List.of()),
         targetsUsing(sink.getMetadata().getNamespace(), sink.getMetadata().getName()),
         clock.instant())));
@@ -285,7 +287,7 @@ final class CustomResourceFeed implements AutoCloseable {
 
   // ---- targets ---------------------------------------------------------------------------------
 
-  private void onTarget(KollectTarget target) {
+  void onTarget(KollectTarget target) {
     String ns = target.getMetadata().getNamespace();
     if (!namespaceFilter.test(ns)) {
       return;
@@ -313,7 +315,7 @@ final class CustomResourceFeed implements AutoCloseable {
     }
   }
 
-  private void onTargetDeleted(HasMetadata target) {
+  void onTargetDeleted(HasMetadata target) {
     TargetId id = new TargetId(target.getMetadata().getNamespace(), target.getMetadata().getName());
     engine.removeTarget(id);
     engineTargets.remove(id);
