@@ -307,9 +307,10 @@ final class CustomResourceFeed implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       // The engine validates the scope (label selectors) and names the target and field itself.
       // It keeps the target's last valid spec, so exports go on while the problem is reported.
-      problems.report(target, "InvalidTarget", "KollectTarget " + spec.id(), e.getMessage());
+      problems.report(target, "InvalidTarget", what, e.getMessage());
       return;
     }
+    problems.report(target, "InvalidTarget", what, null);
     if (!spec.writeInventory()) {
       targetHooks.withoutInventory(spec.id());
     }
@@ -326,7 +327,8 @@ final class CustomResourceFeed implements AutoCloseable {
   private void reportMissingProfiles() {
     KindWatch<KollectTarget> watch = targets;
     if (watch != null) {
-      watch.list().forEach(this::reportMissingProfile);
+      watch.list().stream().filter(t -> namespaceFilter.test(t.getMetadata().getNamespace()))
+          .forEach(this::reportMissingProfile);
     }
   }
 

@@ -28,7 +28,11 @@ final class ProblemReports {
   /** A problem said: its line, and whether its Event is recorded (only a leader records). */
   private record Said(String line, HasMetadata resource, String reason, boolean evented) {}
 
-  /** The last problem said per object ({@code Kind namespace/name}). */
+  /**
+   * The last problem said per object ({@code Kind namespace/name}) and reason: an object can have
+   * several at once (a target naming a missing profile and with an invalid selector), and one
+   * resolving does not resolve the other.
+   */
   private final Map<String, Said> said = new ConcurrentHashMap<>();
 
   ProblemReports(Events events, Executor executor, BooleanSupplier leader) {
@@ -43,19 +47,20 @@ final class ProblemReports {
    * @param object how the object is named in the log, {@code Kind namespace/name}
    */
   void report(HasMetadata resource, String reason, String object, String problem) {
+    String key = object + "|" + reason;
     if (problem == null) {
-      if (said.remove(object) != null) {
+      if (said.remove(key) != null) {
         log.info("{}: problem resolved", object);
       }
       return;
     }
     String line = firstLine(problem);
     boolean leading = leader.getAsBoolean();
-    Said before = said.get(object);
+    Said before = said.get(key);
     if (before != null && before.line().equals(line)) {
       return;
     }
-    said.put(object, new Said(line, resource, reason, leading));
+    said.put(key, new Said(line, resource, reason, leading));
     log.error(line);
     if (leading) {
       executor.execute(() -> events.warn(resource, reason, line));
@@ -77,7 +82,7 @@ final class ProblemReports {
 
   /** The object is gone: a later object of the same name is reported afresh. */
   void forget(String object) {
-    said.remove(object);
+    said.keySet().removeIf(k -> k.startsWith(object + "|"));
   }
 
   static String firstLine(String s) {

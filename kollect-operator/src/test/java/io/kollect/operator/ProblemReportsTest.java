@@ -40,4 +40,14 @@ class ProblemReportsTest {
     assertThat(events).containsExactly("InvalidProfile: first", "InvalidProfile: second",
         "InvalidProfile: second", "InvalidProfile: second");
   }
+
+  @Test
+  void twoProblemsOfOneObjectResolveIndependently() {
+    leader.set(true);
+    problems.report(profile, "InvalidTarget", "KollectTarget ns/t", "bad selector");
+    problems.report(profile, "ProfileNotFound", "KollectTarget ns/t", null);
+    problems.report(profile, "InvalidTarget", "KollectTarget ns/t", "bad selector");
+    assertThat(events).as("a missing profile resolving leaves the invalid selector said")
+        .containsExactly("InvalidTarget: bad selector");
+  }
 }
