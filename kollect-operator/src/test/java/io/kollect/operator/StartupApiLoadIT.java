@@ -129,6 +129,20 @@ class StartupApiLoadIT {
     assertThat(spent.getOrDefault("GET kollect.io/kollecttargets", 0L)
         + spent.getOrDefault("GET kollect.io/kollecttargets/status", 0L))
         .as("a status write needs no GET of its target").isLessThanOrEqualTo(CONSTANT);
+
+    // Steady state: nothing changes, so over more than a status write interval nothing is
+    // written but the inventory block of the targets that write inventory objects.
+    Map<String, Long> settled = requests();
+    await().during(OperatorConfig.DEFAULT_STATUS_WRITE_INTERVAL.plusSeconds(2))
+        .atMost(OperatorConfig.DEFAULT_STATUS_WRITE_INTERVAL.plusSeconds(30))
+        .until(() -> statusWrites(minus(requests(), settled)) <= INVENTORY_TARGETS);
+    log.info("steady state, requests over {}: {}", OperatorConfig.DEFAULT_STATUS_WRITE_INTERVAL
+        .plusSeconds(2), minus(requests(), settled));
+  }
+
+  private static long statusWrites(Map<String, Long> requests) {
+    return requests.getOrDefault("PUT kollect.io/kollecttargets/status", 0L)
+        + requests.getOrDefault("PATCH kollect.io/kollecttargets/status", 0L);
   }
 
   /** Every target has a status that says it is Ready. */
