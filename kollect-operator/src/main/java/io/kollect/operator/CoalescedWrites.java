@@ -26,6 +26,10 @@ final class CoalescedWrites<K> {
     long lastRunNanos;
     boolean ran;
     boolean scheduled;
+    /** The scheduled run is a deferred first one, which a plain request runs at once instead. */
+    boolean deferred;
+    /** Which scheduled run is current; a superseded run finds another ticket and does nothing. */
+    long ticket;
     Runnable next;
   }
 
@@ -42,25 +46,46 @@ final class CoalescedWrites<K> {
 
   /** Asks for {@code write} to run for {@code key}: now, or when the interval since the last run ends. */
   void request(K key, Runnable write) {
+    schedule(key, write, false);
+  }
+
+  /**
+   * As {@link #request}, for a state that may soon be superseded (e.g. "still loading"): a key
+   * that never ran waits one interval first, and a {@link #request} in that time runs at once
+   * instead, with the newest write. A key that ran before is treated as by {@link #request}.
+   */
+  void requestDeferred(K key, Runnable write) {
+    schedule(key, write, true);
+  }
+
+  private void schedule(K key, Runnable write, boolean defer) {
     Slot slot = slots.computeIfAbsent(key, k -> new Slot());
     long delay;
+    long ticket;
     synchronized (slot) {
       slot.next = write;
-      if (slot.scheduled) {
+      if (slot.scheduled && (defer || !slot.deferred)) {
         return;
       }
       slot.scheduled = true;
-      delay = slot.ran ? Math.max(0, slot.lastRunNanos + intervalNanos - nanoTime.getAsLong()) : 0;
+      slot.deferred = defer && !slot.ran;
+      ticket = ++slot.ticket;
+      delay = slot.ran ? Math.max(0, slot.lastRunNanos + intervalNanos - nanoTime.getAsLong())
+          : slot.deferred ? intervalNanos : 0;
     }
-    scheduler.schedule(() -> run(key, slot), delay);
+    scheduler.schedule(() -> run(key, slot, ticket), delay);
   }
 
-  private void run(K key, Slot slot) {
+  private void run(K key, Slot slot, long ticket) {
     Runnable write;
     synchronized (slot) {
+      if (slot.ticket != ticket) {
+        return;
+      }
       write = slot.next;
       slot.next = null;
       slot.scheduled = false;
+      slot.deferred = false;
       slot.ran = true;
       slot.lastRunNanos = nanoTime.getAsLong();
     }

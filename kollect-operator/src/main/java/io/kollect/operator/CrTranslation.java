@@ -9,6 +9,8 @@ import io.kollect.core.TargetId;
 import io.kollect.core.TargetScope;
 import io.kollect.core.TargetSpec;
 import io.kollect.core.TargetStatus;
+import io.kollect.export.DeliveryStatus;
+import io.kollect.export.Rejection;
 import io.kollect.extract.ProfileSpec;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectTarget;
@@ -28,7 +30,15 @@ final class CrTranslation {
   private static final ObjectMapper MAPPER =
       new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
+  /** Reads status written by this or a newer operator: unknown fields are ignored. */
+  private static final ObjectMapper LENIENT =
+      new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
   private CrTranslation() {}
+
+  static ObjectMapper lenient() {
+    return LENIENT;
+  }
 
   /** The engine's name of a KollectSink: {@code namespace/name} (sinks are namespaced). */
   static String sinkName(String namespace, String name) {
@@ -97,11 +107,14 @@ final class CrTranslation {
   }
 
   static final String REASON_INVENTORY_FAILING = "InventoryWriteFailing";
+  /** Core's reason for a sink that keeps failing ({@code DeliveryHealth}'s judgement). */
+  static final String REASON_DELIVERY_FAILING = "DeliveryFailing";
+  /** The same on a KollectTarget, as documented in docs/crds.md. */
+  static final String REASON_SINK_FAILING = "SinkDeliveryFailing";
   /** Ready reasons of problems a retry does not fix: the target is Stalled (kstatus). */
   static final java.util.Set<String> STALLED_REASONS = java.util.Set.of(
       "ProfileNotFound", "InvalidProfile", "InvalidTarget", REASON_INVENTORY_FAILING,
-      "SinkDeliveryFailing", "DeliveryFailing");
-  static final String REASON_SINK_FAILING = "SinkDeliveryFailing";
+      REASON_SINK_FAILING, REASON_DELIVERY_FAILING);
   static final String RECORDS_REJECTED = "RecordsRejected";
   /** Rejected records named in the condition message; the rest are counted. */
   static final int REJECTED_NAMED = 3;
@@ -117,23 +130,26 @@ final class CrTranslation {
    */
   static KollectTargetStatus status(TargetStatus status, InventoryHealth inventory, Instant now,
       KollectTargetStatus previous) {
-    return status(status, inventory, List.of(), now, previous);
+    return status(status, inventory, Map.of(), now, previous);
   }
 
   /**
    * As {@link #status(TargetStatus, InventoryHealth, Instant, KollectTargetStatus)}, with the
-   * target's per-sink deliveries: a sink whose deliveries keep failing past the threshold (3
-   * attempts or 60 s) makes the target {@code Ready=False}, reason {@code SinkDeliveryFailing};
-   * records a sink rejected for good are a {@code RecordsRejected} condition.
+   * target's deliveries to its KollectSinks by sink name, as the engine reported them. Whether a
+   * sink is failing is the engine's judgement ({@code Ready=False}, reason {@code DeliveryFailing},
+   * after 3 failed attempts or 60 s): it is carried over as reason {@code SinkDeliveryFailing},
+   * never judged again here. Records a sink rejected for good are a {@code RecordsRejected}
+   * condition; every sink is listed in {@code status.sinks}.
    */
   static KollectTargetStatus status(TargetStatus status, InventoryHealth inventory,
-      List<SinkDelivery> deliveries, Instant now, KollectTargetStatus previous) {
+      Map<String, DeliveryStatus> deliveries, Instant now, KollectTargetStatus previous) {
     long generation = status.observedGeneration();
     List<Condition> before = previous == null || previous.conditions() == null
         ? List.of() : previous.conditions();
     Map<String, Condition> byType = new java.util.LinkedHashMap<>();
     for (io.kollect.core.Condition c : status.conditions()) {
-      byType.put(c.type(), condition(c.type(), c.status(), c.reason(), c.message(),
+      String reason = REASON_DELIVERY_FAILING.equals(c.reason()) ? REASON_SINK_FAILING : c.reason();
+      byType.put(c.type(), condition(c.type(), c.status(), reason, c.message(),
           c.lastTransitionTime(), generation));
     }
     if (inventory != null && inventory.failing(now)) {
@@ -143,26 +159,16 @@ final class CrTranslation {
       byType.put("Ready", kept(before, "Ready", "False", REASON_INVENTORY_FAILING, message, now, generation));
       byType.put("Degraded", kept(before, "Degraded", "True", REASON_INVENTORY_FAILING, message, now, generation));
     }
-    List<SinkDelivery> failingSinks = deliveries.stream().filter(d -> d.failing(now)).toList();
-    if (!failingSinks.isEmpty() && !byType.containsKey("Ready")
-        || !failingSinks.isEmpty() && !REASON_INVENTORY_FAILING.equals(byType.get("Ready").getReason())) {
-      String message = failingSinks.stream().map(d -> "sink " + d.sink() + ": deliveries have failed "
-          + d.consecutiveFailures() + " time(s) in a row since "
-          + (d.failingSince() == null ? "?" : rfc3339(d.failingSince())) + ", " + d.pending()
-          + " record(s) pending: " + d.lastError()).collect(java.util.stream.Collectors.joining("; "));
-      byType.put("Ready", kept(before, "Ready", "False", REASON_SINK_FAILING, message, now, generation));
-      byType.put("Degraded", kept(before, "Degraded", "True", REASON_SINK_FAILING, message, now, generation));
-    }
     List<InventoryHealth.RejectedRecord> allRejected = new ArrayList<>();
     if (inventory != null) {
       allRejected.addAll(inventory.rejected());
     }
-    for (SinkDelivery d : deliveries) {
-      for (SinkDelivery.Rejected r : d.rejected()) {
-        allRejected.add(new InventoryHealth.RejectedRecord(r.key(), r.key() + " (sink " + d.sink() + ")",
+    deliveries.forEach((sink, d) -> {
+      for (Rejection r : d.rejected()) {
+        allRejected.add(new InventoryHealth.RejectedRecord(r.key(), r.key() + " (sink " + sink + ")",
             -1, r.reason()));
       }
-    }
+    });
     if (!allRejected.isEmpty()) {
       String message = rejectedMessage(allRejected);
       byType.put(RECORDS_REJECTED, kept(before, RECORDS_REJECTED, "True", "TooLarge", message, now,
@@ -193,17 +199,19 @@ final class CrTranslation {
         inventory == null ? null : inventoryStatus(inventory), sinkStatuses(deliveries));
   }
 
-  private static List<KollectTargetStatus.SinkStatus> sinkStatuses(List<SinkDelivery> deliveries) {
+  private static List<KollectTargetStatus.SinkStatus> sinkStatuses(
+      Map<String, DeliveryStatus> deliveries) {
     if (deliveries.isEmpty()) {
       return null;
     }
-    return deliveries.stream().map(d -> new KollectTargetStatus.SinkStatus(
-        d.sink().contains("/") ? d.sink().substring(d.sink().indexOf('/') + 1) : d.sink(),
+    List<KollectTargetStatus.SinkStatus> out = new ArrayList<>();
+    deliveries.forEach((sink, d) -> out.add(new KollectTargetStatus.SinkStatus(
+        sink.contains("/") ? sink.substring(sink.indexOf('/') + 1) : sink,
         d.lastAcknowledged() == null ? null : rfc3339(d.lastAcknowledged()), d.pending(),
         d.consecutiveFailures(), d.failingSince() == null ? null : rfc3339(d.failingSince()),
         d.lastError(), d.rejected().isEmpty() ? null : d.rejected().stream()
-            .map(r -> new KollectTargetStatus.SinkRejection(r.key(), r.reason())).toList()))
-        .toList();
+            .map(r -> new KollectTargetStatus.SinkRejection(r.key(), r.reason())).toList())));
+    return out;
   }
 
   private static String rejectedMessage(List<InventoryHealth.RejectedRecord> rejected) {

@@ -258,9 +258,11 @@ final class InventoryObjectSink implements Sink {
         throw e;
       }
     }
-    for (KollectInventory stale : list(id)) {
-      if (stale.getSpec() == null || stale.getSpec().part() >= parts.size()) {
-        inventories().inNamespace(id.namespace()).resource(stale).delete();
+    // The parts there are known (read on the first write, written since): no list per write.
+    for (KollectInventorySpec stale : before) {
+      if (stale.part() >= parts.size()) {
+        inventories().inNamespace(id.namespace()).withName(partName(id.name(), stale.part()))
+            .delete();
       }
     }
     return Optional.empty();

@@ -133,6 +133,11 @@ final class KindWatch<T extends HasMetadata> implements AutoCloseable {
     return obj == null ? Optional.empty() : read(obj);
   }
 
+  /** The object with this key as cached, readable or not (status writes start from it). */
+  Optional<GenericKubernetesResource> cached(String key) {
+    return Optional.ofNullable(informer.getStore().getByKey(key));
+  }
+
   /** Every readable object. */
   List<T> list() {
     List<T> out = new ArrayList<>();

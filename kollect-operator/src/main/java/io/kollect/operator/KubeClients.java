@@ -15,6 +15,15 @@ import java.util.concurrent.locks.LockSupport;
 /** Builds the operator's API client the way controller tooling does. */
 public final class KubeClients {
 
+  /** {@code --kube-api-qps} default (see docs/operations.md for what a target costs). */
+  public static final String DEFAULT_QPS_FLAG = "50";
+  /** {@code --kube-api-burst} default. */
+  public static final String DEFAULT_BURST_FLAG = "100";
+  /** {@link #DEFAULT_QPS_FLAG} as a number. */
+  public static final double DEFAULT_QPS = Double.parseDouble(DEFAULT_QPS_FLAG);
+  /** {@link #DEFAULT_BURST_FLAG} as a number. */
+  public static final int DEFAULT_BURST = Integer.parseInt(DEFAULT_BURST_FLAG);
+
   private KubeClients() {}
 
   /**

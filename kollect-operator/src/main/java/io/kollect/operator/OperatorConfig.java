@@ -34,6 +34,8 @@ import java.util.function.Predicate;
  *     ServiceAccount; empty means {@code operatorNamespace} ({@code --cluster-wide-namespaces})
  * @param digestKey where the key of Secret value digests comes from ({@code --digest-key-secret}
  *     or {@code --digest-key-file}); {@link DigestKeySource#none()} for names and lengths only
+ * @param listPageSize objects per page of an informer's list ({@code --list-page-size}): a list is
+ *     never held whole in memory
  */
 public record OperatorConfig(
     String clusterName,
@@ -52,7 +54,11 @@ public record OperatorConfig(
     Duration watchLiveness,
     String defaultServiceAccount,
     Set<String> clusterWideNamespaces,
-    DigestKeySource digestKey) {
+    DigestKeySource digestKey,
+    int listPageSize) {
+
+  /** Informers list in pages of 500 objects (as client-go's pager). */
+  public static final int DEFAULT_LIST_PAGE_SIZE = 500;
 
   /** Status writes per target at most every 10 s. */
   public static final Duration DEFAULT_STATUS_WRITE_INTERVAL = Duration.ofSeconds(10);
@@ -69,7 +75,20 @@ public record OperatorConfig(
     this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
         includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
         stdoutRecords, DEFAULT_STATUS_WRITE_INTERVAL, DEFAULT_WATCH_LIVENESS,
-        DEFAULT_SERVICE_ACCOUNT, Set.of(), DigestKeySource.none());
+        DEFAULT_SERVICE_ACCOUNT, Set.of(), DigestKeySource.none(), DEFAULT_LIST_PAGE_SIZE);
+  }
+
+  /** The settings of issue 12, with the default list page size. */
+  public OperatorConfig(String clusterName, int workers, Duration resyncPeriod,
+      BindAddress metricsAddress, BindAddress probeAddress, LeaderElectionSettings leaderElection,
+      Set<String> includeNamespaces, Set<String> excludeNamespaces, InventoryAuth inventoryAuth,
+      Optional<Path> checkpointDir, String operatorNamespace, Optional<PrintStream> stdoutRecords,
+      Duration statusWriteInterval, Duration watchLiveness, String defaultServiceAccount,
+      Set<String> clusterWideNamespaces, DigestKeySource digestKey) {
+    this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
+        includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
+        stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, DEFAULT_LIST_PAGE_SIZE);
   }
 
   public OperatorConfig {
@@ -95,6 +114,9 @@ public record OperatorConfig(
       }
     }
     Objects.requireNonNull(digestKey, "digestKey");
+    if (listPageSize < 1) {
+      throw new IllegalArgumentException("--list-page-size must be at least 1, got " + listPageSize);
+    }
   }
 
   private static final java.util.regex.Pattern DNS_LABEL =
@@ -113,7 +135,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, interval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey);
+        clusterWideNamespaces, digestKey, listPageSize);
   }
 
   /** This configuration with another watch liveness window. */
@@ -121,7 +143,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, window, defaultServiceAccount,
-        clusterWideNamespaces, digestKey);
+        clusterWideNamespaces, digestKey, listPageSize);
   }
 
   /** This configuration with the tenancy settings of issue 12 item 5. */
@@ -129,7 +151,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, serviceAccount,
-        trustedNamespaces, digestKey);
+        trustedNamespaces, digestKey, listPageSize);
   }
 
   /** This configuration with a digest key source. */
@@ -137,7 +159,31 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness,
-        defaultServiceAccount, clusterWideNamespaces, source);
+        defaultServiceAccount, clusterWideNamespaces, source, listPageSize);
+  }
+
+  /** This configuration listing in pages of {@code size} objects ({@code --list-page-size}). */
+  public OperatorConfig withListPageSize(int size) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, size);
+  }
+
+  /** This configuration printing records to {@code out} ({@code --stdout}), or not. */
+  public OperatorConfig withStdout(Optional<PrintStream> out) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+        operatorNamespace, out, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, listPageSize);
+  }
+
+  /** This configuration keeping checkpoints in files under {@code dir} ({@code --checkpoint-dir}). */
+  public OperatorConfig withCheckpointDir(Optional<Path> dir) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, dir,
+        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, listPageSize);
   }
 
   /**

@@ -194,19 +194,20 @@ final class OperatorMetrics implements ExportMetrics, InformerMetrics {
         "reason", reason == null ? "unknown" : reason).increment();
   }
 
-  /** Publishes a target's deliveries per sink ({@code kollect_target_sink_*}). */
-  void deliveries(io.kollect.core.TargetId id, java.util.List<SinkDelivery> deliveries) {
+  /** Publishes a target's deliveries per sink ({@code kollect_target_sink_*}), by sink name. */
+  void deliveries(io.kollect.core.TargetId id,
+      Map<String, io.kollect.export.DeliveryStatus> deliveries) {
     String target = id.toString();
-    for (SinkDelivery d : deliveries) {
+    deliveries.forEach((sink, d) -> {
       gauge("kollect_target_sink_pending_records", "Records of a target waiting for a sink",
-          "target", target, "sink", d.sink()).set(d.pending());
+          "target", target, "sink", sink).set(d.pending());
       gauge("kollect_target_sink_consecutive_failures",
           "Failed delivery attempts of a target to a sink since the last success",
-          "target", target, "sink", d.sink()).set(d.consecutiveFailures());
+          "target", target, "sink", sink).set(d.consecutiveFailures());
       gauge("kollect_target_sink_rejected_records",
-          "Records of a target a sink rejected for good", "target", target, "sink", d.sink())
+          "Records of a target a sink rejected for good", "target", target, "sink", sink)
           .set(d.rejected().size());
-    }
+    });
   }
 
   /** Publishes how a target's inventory object writes go ({@code kollect_inventory_*}). */

@@ -62,4 +62,41 @@ class CoalescedWritesTest {
     runScheduled();
     assertThat(runs).hasValue(0);
   }
+
+  @Test
+  void aDeferredFirstWriteWaitsOneIntervalAndASettledRequestMeanwhileRunsAtOnceInstead() {
+    List<String> written = new ArrayList<>();
+    writes.requestDeferred("t", () -> written.add("syncing"));
+    assertThat(scheduled).singleElement().extracting(Scheduled::delayNanos)
+        .isEqualTo(Duration.ofSeconds(10).toNanos());
+    Scheduled deferred = scheduled.remove(0);
+
+    writes.request("t", () -> written.add("ready"));
+    assertThat(scheduled).singleElement().extracting(Scheduled::delayNanos).isEqualTo(0L);
+    runScheduled();
+    deferred.task().run();
+    assertThat(written).as("one write, of the settled state; the deferred run is void")
+        .containsExactly("ready");
+  }
+
+  @Test
+  void aDeferredStateThatLastsIsWrittenAfterOneInterval() {
+    List<String> written = new ArrayList<>();
+    writes.requestDeferred("t", () -> written.add("syncing"));
+    writes.requestDeferred("t", () -> written.add("still syncing"));
+    assertThat(scheduled).hasSize(1);
+    runScheduled();
+    assertThat(written).containsExactly("still syncing");
+  }
+
+  @Test
+  void aDeferredRequestAfterAWriteWaitsOnlyForTheInterval() {
+    AtomicInteger runs = new AtomicInteger();
+    writes.request("t", runs::incrementAndGet);
+    runScheduled();
+    now.addAndGet(Duration.ofSeconds(4).toNanos());
+    writes.requestDeferred("t", runs::incrementAndGet);
+    assertThat(scheduled).singleElement().extracting(Scheduled::delayNanos)
+        .isEqualTo(Duration.ofSeconds(6).toNanos());
+  }
 }

@@ -11,6 +11,8 @@ import io.kollect.core.SkippedScope;
 import io.kollect.core.TargetId;
 import io.kollect.core.TargetSpec;
 import io.kollect.core.TargetStatus;
+import io.kollect.export.DeliveryStatus;
+import io.kollect.export.Rejection;
 import io.kollect.extract.FieldRule;
 import io.kollect.extract.ProfileLoader;
 import io.kollect.extract.ProfileSpec;
@@ -209,33 +211,41 @@ class CrTranslationTest {
   }
 
   @Test
-  void aSinkWhoseDeliveriesKeepFailingMakesTheTargetNotReadyAndEverySinkIsListed() {
+  void theEnginesJudgementOfAFailingSinkIsCarriedOverAsSinkDeliveryFailingAndEverySinkIsListed() {
     Instant now = Instant.parse("2024-05-01T11:00:00Z");
-    SinkDelivery failing = new SinkDelivery("team/hook", now.minusSeconds(120), 7, 4,
-        now.minusSeconds(90), "POST https://hook.example/ingest: HTTP 503", List.of());
-    SinkDelivery fine = new SinkDelivery("team/file", now.minusSeconds(1), 0, 0, null, null,
-        List.of(new SinkDelivery.Rejected("v1/ConfigMap/team/big", "larger than the sink's limit")));
+    DeliveryStatus failing = new DeliveryStatus(now.minusSeconds(120), 7, 4, now.minusSeconds(90),
+        "POST https://hook.example/ingest: HTTP 503", List.of());
+    DeliveryStatus fine = new DeliveryStatus(now.minusSeconds(1), 0, 0, null, null,
+        List.of(new Rejection("v1/ConfigMap/team/big", "larger than the sink's limit")));
+    String judged = "sink team/hook keeps failing (4 attempts since 2024-05-01T10:58:30Z): "
+        + "POST https://hook.example/ingest: HTTP 503";
+    TargetStatus engine = new TargetStatus(new TargetId("team", "t"), 1, List.of(
+        new Condition("Ready", "False", "DeliveryFailing", judged, now),
+        new Condition("Degraded", "True", "DeliveryFailing", judged, now)), Map.of(), List.of(), null);
 
-    KollectTargetStatus s = CrTranslation.status(readyStatus(), null, List.of(failing, fine), now, null);
+    KollectTargetStatus s = CrTranslation.status(engine, null,
+        new java.util.TreeMap<>(Map.of("team/hook", failing, "team/file", fine)), now, null);
 
     var byType = s.conditions().stream().collect(Collectors.toMap(c -> c.getType(), c -> c));
     assertThat(byType.get("Ready").getStatus()).isEqualTo("False");
     assertThat(byType.get("Ready").getReason()).isEqualTo("SinkDeliveryFailing");
-    assertThat(byType.get("Ready").getMessage()).contains("sink team/hook").contains("7 record(s) pending")
-        .contains("HTTP 503").doesNotContain("team/file");
+    assertThat(byType.get("Ready").getMessage()).isEqualTo(judged);
+    assertThat(byType.get("Stalled").getReason()).isEqualTo("SinkDeliveryFailing");
     assertThat(byType.get("RecordsRejected").getMessage())
         .contains("v1/ConfigMap/team/big (sink team/file): larger than the sink's limit");
-    assertThat(s.sinks()).extracting(KollectTargetStatus.SinkStatus::name).containsExactly("hook", "file");
-    assertThat(s.sinks().get(0).lastAcknowledgedTime()).isEqualTo("2024-05-01T10:58:00Z");
-    assertThat(s.sinks().get(0).pending()).isEqualTo(7);
+    assertThat(s.sinks()).extracting(KollectTargetStatus.SinkStatus::name).containsExactly("file", "hook");
+    assertThat(s.sinks().get(1).lastAcknowledgedTime()).isEqualTo("2024-05-01T10:58:00Z");
+    assertThat(s.sinks().get(1).pending()).isEqualTo(7);
   }
 
   @Test
-  void oneFailedDeliveryIsAHiccup() {
+  void deliveriesTheEngineDoesNotJudgeFailingLeaveTheTargetReady() {
     Instant now = Instant.parse("2024-05-01T11:00:00Z");
-    SinkDelivery hiccup = new SinkDelivery("team/hook", now.minusSeconds(5), 3, 1, now.minusSeconds(2),
-        "timeout", List.of());
-    KollectTargetStatus s = CrTranslation.status(readyStatus(), null, List.of(hiccup), now, null);
+    // Past the old operator-side threshold (4 attempts, 90 s): the engine's judgement decides.
+    DeliveryStatus failing = new DeliveryStatus(now.minusSeconds(120), 7, 4, now.minusSeconds(90),
+        "HTTP 503", List.of());
+    KollectTargetStatus s = CrTranslation.status(readyStatus(), null, Map.of("team/hook", failing),
+        now, null);
     assertThat(s.conditions()).filteredOn(c -> c.getType().equals("Ready"))
         .singleElement().satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"));
   }

@@ -24,8 +24,6 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.GZIPInputStream;
 import javax.net.ssl.SSLContext;
@@ -65,8 +63,7 @@ class HttpsSinkIT {
   private static final List<Received> received = new CopyOnWriteArrayList<>();
   private static TestCluster cluster;
   private static KubernetesClient client;
-  private static KubernetesClient operatorClient;
-  private static KollectOperator operator;
+  private static TestOperator operator;
   private static HttpsServer receiver;
   private static int port;
 
@@ -125,23 +122,17 @@ class HttpsSinkIT {
         data: {v: "1"}
         """.formatted(NS, port, NS, NS, NS));
 
-    operatorClient = cluster.newClient();
-    operator = new KollectOperator(operatorClient, new OperatorConfig("it", 1, Duration.ofHours(1),
-        BindAddress.off(), BindAddress.off(), LeaderElectionSettings.disabled(), Set.of(), Set.of(),
-        InventoryAuth.disabled(), Optional.empty(), "kollect-system", Optional.empty())
+    operator = TestOperator.on(cluster)
         // not a tenancy test: the platform trusts the namespace of its targets
-        .withTenancy("default", Set.of("kollect-system", NS))
-        .withStatusWriteInterval(Duration.ofMillis(500)));
-    operator.start();
+        .trusting(NS)
+        .configure(c -> c.withStatusWriteInterval(Duration.ofMillis(500)))
+        .start();
   }
 
   @AfterAll
   static void stop() {
     if (operator != null) {
       operator.close();
-    }
-    if (operatorClient != null) {
-      operatorClient.close();
     }
     if (receiver != null) {
       receiver.stop(0);
@@ -263,7 +254,7 @@ class HttpsSinkIT {
       Condition ready = condition(t.getStatus().conditions(), "Ready");
       assertThat(ready.getStatus()).isEqualTo("False");
       assertThat(ready.getReason()).isEqualTo("SinkDeliveryFailing");
-      assertThat(ready.getMessage()).contains("sink " + NS + "/receiver: deliveries have failed")
+      assertThat(ready.getMessage()).contains("sink " + NS + "/receiver keeps failing")
           .contains(notTrusted);
     });
     assertThat(appConfig("2")).as("nothing reaches a server the sink does not trust").isEmpty();

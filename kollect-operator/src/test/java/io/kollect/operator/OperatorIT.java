@@ -182,6 +182,17 @@ class OperatorIT {
         """);
   }
 
+  /**
+   * As {@code kubectl patch --type=merge}: no resourceVersion, so the operator writing the
+   * target's status at the same moment is no conflict.
+   */
+  private static void setWriteInventory(boolean on) {
+    client.resources(KollectTarget.class).inNamespace(NS).withName("shop-deployments").patch(
+        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+            io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+        "{\"spec\":{\"writeInventory\":" + on + "}}");
+  }
+
   private static KollectTarget target() {
     return client.resources(KollectTarget.class).inNamespace(NS).withName("shop-deployments").get();
   }
@@ -390,18 +401,10 @@ class OperatorIT {
   @Test
   @Order(6)
   void turningWriteInventoryOffRemovesTheObjectsAndOnAgainRestoresThemInFull() {
-    client.resources(KollectTarget.class).inNamespace(NS).withName("shop-deployments").edit(t -> {
-      t.setSpec(new io.kollect.operator.crd.KollectTargetSpec(t.getSpec().profileRef(),
-          t.getSpec().scope(), t.getSpec().sinkRefs(), false));
-      return t;
-    });
+    setWriteInventory(false);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
         assertThat(client.resources(KollectInventory.class).inNamespace(NS).list().getItems()).isEmpty());
-    client.resources(KollectTarget.class).inNamespace(NS).withName("shop-deployments").edit(t -> {
-      t.setSpec(new io.kollect.operator.crd.KollectTargetSpec(t.getSpec().profileRef(),
-          t.getSpec().scope(), t.getSpec().sinkRefs(), true));
-      return t;
-    });
+    setWriteInventory(true);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
         assertThat(inventoryRecords()).extracting(r -> r.get("name").asText())
             .containsExactlyInAnyOrder("web", "api"));

@@ -58,8 +58,8 @@ class OperatorMetricsTest {
   @Test
   void perTargetSinkDeliveriesAndWatchRestartsByReasonArePublished() {
     OperatorMetrics metrics = new OperatorMetrics();
-    metrics.deliveries(new TargetId("ns", "t"), List.of(new SinkDelivery("ns/hook", null, 4, 2,
-        Instant.EPOCH, "HTTP 503", List.of())));
+    metrics.deliveries(new TargetId("ns", "t"), java.util.Map.of("ns/hook",
+        new io.kollect.export.DeliveryStatus(null, 4, 2, Instant.EPOCH, "HTTP 503", List.of())));
     metrics.watchRestarted(new io.kollect.informers.ResourceType("", "v1", "ConfigMap"), "silent");
     String scrape = metrics.scrape();
     assertThat(scrape).contains("kollect_target_sink_pending_records{sink=\"ns/hook\",target=\"ns/t\"} 4.0");

@@ -9,8 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kollect.operator.crd.KollectSink;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,8 +22,7 @@ class SinkStatusIT {
 
   private static TestCluster cluster;
   private static KubernetesClient client;
-  private static KubernetesClient operatorClient;
-  private static KollectOperator operator;
+  private static TestOperator operator;
 
   @BeforeAll
   static void start() throws Exception {
@@ -33,20 +30,13 @@ class SinkStatusIT {
     client = cluster.client();
     cluster.namespace("kollect-system");
     cluster.namespace("team");
-    operatorClient = cluster.newClient();
-    operator = new KollectOperator(operatorClient, new OperatorConfig("it", 1, Duration.ofHours(1),
-        BindAddress.off(), BindAddress.off(), LeaderElectionSettings.disabled(), Set.of(), Set.of(),
-        InventoryAuth.disabled(), Optional.empty(), "kollect-system", Optional.empty()));
-    operator.start();
+    operator = TestOperator.on(cluster).start();
   }
 
   @AfterAll
   static void stop() {
     if (operator != null) {
       operator.close();
-    }
-    if (operatorClient != null) {
-      operatorClient.close();
     }
     if (cluster != null) {
       cluster.close();

@@ -5,15 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.operator.crd.KollectSink;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,8 +24,7 @@ class UnreadableResourceIT {
 
   private static TestCluster cluster;
   private static KubernetesClient client;
-  private static KubernetesClient operatorClient;
-  private static KollectOperator operator;
+  private static TestOperator operator;
 
   @BeforeAll
   static void start() throws Exception {
@@ -46,21 +42,13 @@ class UnreadableResourceIT {
           spec.getProperties().get("http").setXKubernetesPreserveUnknownFields(true);
           return crd;
         });
-    operatorClient = cluster.newClient();
-    OperatorConfig config = new OperatorConfig("it", 1, Duration.ofHours(1), BindAddress.off(),
-        BindAddress.off(), LeaderElectionSettings.disabled(), Set.of(), Set.of(),
-        InventoryAuth.disabled(), Optional.empty(), "kollect-system", Optional.empty());
-    operator = new KollectOperator(operatorClient, config);
-    operator.start();
+    operator = TestOperator.on(cluster).start();
   }
 
   @AfterAll
   static void stop() {
     if (operator != null) {
       operator.close();
-    }
-    if (operatorClient != null) {
-      operatorClient.close();
     }
     if (cluster != null) {
       cluster.close();
@@ -81,7 +69,7 @@ class UnreadableResourceIT {
 
   @Test
   void aSinkOfAnUnknownTypeOrWithAnUnknownFieldIsReportedAndTheWatchGoesOn() {
-    await().atMost(Duration.ofSeconds(30)).until(operator::isReady);
+    await().atMost(Duration.ofSeconds(30)).until(() -> operator.operator().isReady());
     cluster.apply("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink

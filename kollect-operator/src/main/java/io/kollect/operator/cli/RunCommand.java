@@ -114,13 +114,18 @@ final class RunCommand implements Callable<Integer> {
       description = "Never read objects or Kollect resources in these namespaces.")
   List<String> excludeNamespaces = List.of();
 
-  @Option(names = "--kube-api-qps", paramLabel = "QPS", defaultValue = "20",
+  @Option(names = "--kube-api-qps", paramLabel = "QPS", defaultValue = KubeClients.DEFAULT_QPS_FLAG,
       description = "Client-side limit of API requests per second (default: ${DEFAULT-VALUE}).")
   double qps;
 
-  @Option(names = "--kube-api-burst", paramLabel = "N", defaultValue = "30",
+  @Option(names = "--kube-api-burst", paramLabel = "N", defaultValue = KubeClients.DEFAULT_BURST_FLAG,
       description = "Client-side burst of API requests (default: ${DEFAULT-VALUE}).")
   int burst;
+
+  @Option(names = "--list-page-size", paramLabel = "N", defaultValue = "500",
+      description = "Objects per page when an informer lists a type; a list is never held whole "
+          + "(default: ${DEFAULT-VALUE}).")
+  int listPageSize;
 
   @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
       description = "trace, debug, info, warn or error (default: ${DEFAULT-VALUE}).")
@@ -215,7 +220,7 @@ final class RunCommand implements Callable<Integer> {
             Optional.ofNullable(checkpointDir), ns,
             stdout ? Optional.of(parent.out()) : Optional.empty(),
             statusWriteInterval, watchLiveness, defaultServiceAccount,
-            Set.copyOf(clusterWideNamespaces), digestKey);
+            Set.copyOf(clusterWideNamespaces), digestKey, listPageSize);
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       }

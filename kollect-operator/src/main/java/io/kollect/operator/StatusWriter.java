@@ -1,0 +1,187 @@
+package io.kollect.operator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the status subresource of a Kollect object, whatever its kind: the one place where the
+ * operator writes status.
+ *
+ * <p><b>No read before a write.</b> The write is a PUT of the object as the informer cached it,
+ * with the new status, guarded by the cached {@code resourceVersion}; so a status write costs one
+ * request, not a GET and a PATCH. When the cache is behind (the object changed since, or our own
+ * previous write is not in the cache yet) the API server answers 409 Conflict and the write is
+ * retried on a fresh read: the conflict, not every write, pays for the read.
+ *
+ * <p><b>Nothing unchanged is written.</b> A status equal to the one the object has (as cached) or
+ * to the one this instance last wrote from the same cached version is skipped, so resyncs and
+ * restarts with nothing new cost no writes.
+ *
+ * <p>Writes run on {@code executor} (one thread: the API calls of status never run on an informer
+ * thread); {@link #write} returns at once.
+ */
+final class StatusWriter {
+
+  private static final Logger log = LoggerFactory.getLogger(StatusWriter.class);
+  /** Conflicts retried on a fresh read before giving up until the next change. */
+  static final int CONFLICT_RETRIES = 3;
+
+  /** Where the writes go: the cluster, or a fake in unit tests. */
+  interface Api {
+    /**
+     * PUTs {@code object}'s status, guarded by its resourceVersion.
+     *
+     * @throws KubernetesClientException 409 on a conflict, 404 when the object is gone
+     */
+    GenericKubernetesResource putStatus(GenericKubernetesResource object);
+
+    /** The object as stored now, or {@code null}. */
+    GenericKubernetesResource get(GenericKubernetesResource object);
+  }
+
+  /** What this instance wrote last per object, and from which cached version. */
+  private record Written(JsonNode status, String fromVersion) {}
+
+  private final Api api;
+  private final KubernetesSerialization serialization;
+  private final Executor executor;
+  private final Map<String, Written> written = new ConcurrentHashMap<>();
+
+  StatusWriter(KubernetesClient client, Executor executor) {
+    this(clusterApi(client), client.getKubernetesSerialization(), executor);
+  }
+
+  StatusWriter(Api api, KubernetesSerialization serialization, Executor executor) {
+    this.api = api;
+    this.serialization = serialization;
+    this.executor = executor;
+  }
+
+  private static Api clusterApi(KubernetesClient client) {
+    return new Api() {
+      @Override
+      public GenericKubernetesResource putStatus(GenericKubernetesResource object) {
+        return client.genericKubernetesResources(object.getApiVersion(), object.getKind())
+            .resource(object).updateStatus();
+      }
+
+      @Override
+      public GenericKubernetesResource get(GenericKubernetesResource object) {
+        var resources = client.genericKubernetesResources(object.getApiVersion(), object.getKind());
+        String ns = object.getMetadata().getNamespace();
+        return (ns == null ? resources.withName(object.getMetadata().getName())
+            : resources.inNamespace(ns).withName(object.getMetadata().getName())).get();
+      }
+    };
+  }
+
+  /**
+   * Writes {@code status} (a status record of the kind, or a map) to the object, unless it already
+   * has it. {@code cached} is the object as the informer holds it; it is not modified.
+   */
+  void write(GenericKubernetesResource cached, Object status) {
+    executor.execute(() -> writeNow(cached, status));
+  }
+
+  /** The same, on the calling thread (tests, and callers already on the writer's thread). */
+  void writeNow(GenericKubernetesResource cached, Object status) {
+    String key = key(cached);
+    JsonNode desired = normalise(status);
+    if (desired.equals(normalise(cached.getAdditionalProperties().get("status")))) {
+      return;
+    }
+    Written last = written.get(key);
+    String version = cached.getMetadata().getResourceVersion();
+    if (last != null && last.status().equals(desired) && Objects.equals(last.fromVersion(), version)) {
+      return; // written from this very version; the cache has not caught up yet
+    }
+    GenericKubernetesResource base = cached;
+    for (int attempt = 0; ; attempt++) {
+      try {
+        api.putStatus(withStatus(base, desired));
+        written.put(key, new Written(desired, version));
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 409 && attempt < CONFLICT_RETRIES) {
+          base = api.get(base);
+          if (base == null) {
+            return;
+          }
+          continue;
+        }
+        if (e.getCode() != 404) {
+          log.warn("{}: cannot write status: {}", key, firstLine(e.getMessage()));
+        }
+        return;
+      }
+    }
+  }
+
+  /** Forgets what was written (a new leader writes everything it has afresh). */
+  void forgetWritten() {
+    written.clear();
+  }
+
+  /** Forgets one object (deleted), named {@code Kind namespace/name} or {@code Kind name}. */
+  void forget(String object) {
+    written.remove(object);
+  }
+
+  private GenericKubernetesResource withStatus(GenericKubernetesResource base, JsonNode status) {
+    GenericKubernetesResource copy = new GenericKubernetesResource();
+    copy.setApiVersion(base.getApiVersion());
+    copy.setKind(base.getKind());
+    ObjectMeta meta = new ObjectMetaBuilder(base.getMetadata()).build();
+    copy.setMetadata(meta);
+    base.getAdditionalProperties().forEach((k, v) -> {
+      if (!"status".equals(k)) {
+        copy.setAdditionalProperty(k, v);
+      }
+    });
+    copy.setAdditionalProperty("status", serialization.convertValue(status, Map.class));
+    return copy;
+  }
+
+  /** The status as the API server would store it: JSON without nulls, numbers read back alike. */
+  private JsonNode normalise(Object status) {
+    if (status == null) {
+      return serialization.convertValue(Map.of(), JsonNode.class);
+    }
+    String json = serialization.asJson(status);
+    return withoutNulls(serialization.unmarshal(json, JsonNode.class));
+  }
+
+  private static JsonNode withoutNulls(JsonNode node) {
+    if (node instanceof com.fasterxml.jackson.databind.node.ObjectNode obj) {
+      obj.properties().removeIf(e -> e.getValue().isNull());
+      obj.forEach(StatusWriter::withoutNulls);
+    } else if (node.isArray()) {
+      node.forEach(StatusWriter::withoutNulls);
+    }
+    return node;
+  }
+
+  static String key(GenericKubernetesResource o) {
+    String ns = o.getMetadata().getNamespace();
+    return o.getKind() + " " + (ns == null ? "" : ns + "/") + o.getMetadata().getName();
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "(no message)";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+}

@@ -1,0 +1,156 @@
+package io.kollect.operator;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.kollect.core.Condition;
+import io.kollect.core.TargetId;
+import io.kollect.core.TargetStatus;
+import io.kollect.core.TargetStatusListener;
+import io.kollect.export.DeliveryStatus;
+import io.kollect.operator.crd.KollectTargetStatus;
+import java.time.Clock;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+
+/**
+ * From the engine's target statuses to the KollectTargets' status subresource and the {@code
+ * kollect_target_*} metrics.
+ *
+ * <p>Writes are coalesced ({@link CoalescedWrites}): at most one per target per {@code
+ * --status-write-interval}, carrying the newest status when it runs. A status that only says the
+ * informers are still listing ({@code Ready=False, NotSynced}) is transient: its first write waits
+ * one interval, and a settled status arriving meanwhile is written at once instead, so a target
+ * that syncs quickly costs one write on start, not two.
+ */
+final class TargetStatuses implements TargetStatusListener {
+
+  static final String REASON_NOT_SYNCED = "NotSynced";
+
+  private final CoalescedWrites<TargetId> writes;
+  private final StatusWriter writer;
+  private final OperatorMetrics metrics;
+  private final InventoryObjectSink inventory;
+  private final Function<TargetId, Optional<GenericKubernetesResource>> cached;
+  private final BooleanSupplier leader;
+  private final Clock clock;
+  private final Map<TargetId, TargetStatus> last = new ConcurrentHashMap<>();
+  /** Targets that reported a status since this instance started leading. */
+  private final Set<TargetId> reportedWhileLeading = ConcurrentHashMap.newKeySet();
+
+  TargetStatuses(CoalescedWrites<TargetId> writes, StatusWriter writer, OperatorMetrics metrics,
+      InventoryObjectSink inventory, Function<TargetId, Optional<GenericKubernetesResource>> cached,
+      BooleanSupplier leader, Clock clock) {
+    this.writes = writes;
+    this.writer = writer;
+    this.metrics = metrics;
+    this.inventory = inventory;
+    this.cached = cached;
+    this.leader = leader;
+    this.clock = clock;
+  }
+
+  @Override
+  public void onStatus(TargetStatus status) {
+    last.put(status.id(), status);
+    if (leader.getAsBoolean()) {
+      reportedWhileLeading.add(status.id());
+    }
+    metrics.target(status);
+    requestWrite(status.id());
+  }
+
+  @Override
+  public void onRemoved(TargetId id) {
+    metrics.targetRemoved(id);
+    forget(id);
+  }
+
+  /** The target is gone (deleted, or no longer handled). */
+  void forget(TargetId id) {
+    last.remove(id);
+    reportedWhileLeading.remove(id);
+    writes.forget(id);
+  }
+
+  /** The engine's newest status of a target. */
+  Optional<TargetStatus> status(TargetId id) {
+    return Optional.ofNullable(last.get(id));
+  }
+
+  /** Whether the target reported since this instance started leading (its checkpoints loaded). */
+  boolean reportedWhileLeading(TargetId id) {
+    return reportedWhileLeading.contains(id);
+  }
+
+  /** Leadership changed: which targets reported while leading starts afresh. */
+  void leadershipChanged() {
+    reportedWhileLeading.clear();
+  }
+
+  /** A new leader writes every known status (unless a target's status already says it). */
+  void requestAll() {
+    for (TargetId id : Set.copyOf(last.keySet())) {
+      requestWrite(id);
+    }
+  }
+
+  /** Asks for a write of the target's status (after an inventory write, too), coalesced. */
+  void requestWrite(TargetId id) {
+    TargetStatus status = last.get(id);
+    if (status != null && isTransient(status)) {
+      writes.requestDeferred(id, () -> write(id));
+    } else {
+      writes.request(id, () -> write(id));
+    }
+  }
+
+  /** Only says the informers are still listing: worth a write only if it lasts. */
+  static boolean isTransient(TargetStatus status) {
+    Condition ready = status.condition(Condition.READY);
+    return ready != null && !"True".equals(ready.status()) && REASON_NOT_SYNCED.equals(ready.reason());
+  }
+
+  /** Writes the newest status now (on the coalescer's thread). */
+  void write(TargetId id) {
+    TargetStatus status = last.get(id);
+    if (!leader.getAsBoolean() || status == null) {
+      return;
+    }
+    Optional<GenericKubernetesResource> object = cached.apply(id);
+    if (object.isEmpty()) {
+      return;
+    }
+    Map<String, DeliveryStatus> deliveries = deliveries(status);
+    metrics.deliveries(id, deliveries);
+    KollectTargetStatus previous = previousStatus(object.get());
+    KollectTargetStatus next = CrTranslation.status(status, inventory.health(id).orElse(null),
+        deliveries, clock.instant(), previous);
+    writer.writeNow(object.get(), next);
+  }
+
+  /**
+   * How the target's records reach each of its KollectSinks, as the engine reported them; the
+   * inventory objects are reported apart ({@code status.inventory}), so that sink is left out.
+   */
+  static Map<String, DeliveryStatus> deliveries(TargetStatus status) {
+    Map<String, DeliveryStatus> out = new TreeMap<>(status.deliveries());
+    out.remove(InventoryObjectSink.NAME);
+    return out;
+  }
+
+  private static KollectTargetStatus previousStatus(GenericKubernetesResource object) {
+    Object status = object.getAdditionalProperties().get("status");
+    if (status == null) {
+      return null;
+    }
+    try {
+      return CrTranslation.lenient().convertValue(status, KollectTargetStatus.class);
+    } catch (IllegalArgumentException e) {
+      return null; // written by a newer operator: start the transition times afresh
+    }
+  }
+}

@@ -1,0 +1,112 @@
+package io.kollect.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kollect.core.Condition;
+import io.kollect.core.TargetId;
+import io.kollect.core.TargetStatus;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class TargetStatusesTest {
+
+  private static final TargetId ID = new TargetId("ns", "t");
+  private static final Instant NOW = Instant.parse("2024-05-01T10:00:00Z");
+
+  private record Scheduled(Runnable task, long delayNanos) {}
+
+  private final List<Scheduled> scheduled = new ArrayList<>();
+  private final List<Object> written = new ArrayList<>();
+  private final AtomicBoolean leader = new AtomicBoolean(true);
+  private final TargetStatuses statuses = new TargetStatuses(
+      new CoalescedWrites<>(Duration.ofSeconds(10),
+          (task, delay) -> scheduled.add(new Scheduled(task, delay)), () -> 0L),
+      new StatusWriter(new StatusWriter.Api() {
+        @Override
+        public GenericKubernetesResource putStatus(GenericKubernetesResource object) {
+          written.add(object.getAdditionalProperties().get("status"));
+          return object;
+        }
+
+        @Override
+        public GenericKubernetesResource get(GenericKubernetesResource object) {
+          return object;
+        }
+      }, new KubernetesSerialization(), Runnable::run),
+      new OperatorMetrics(), new InventoryObjectSink(null, id -> Optional.empty(), 1024),
+      id -> Optional.of(cachedTarget()), leader::get, Clock.fixed(NOW, ZoneOffset.UTC));
+
+  private static GenericKubernetesResource cachedTarget() {
+    GenericKubernetesResource o = new GenericKubernetesResource();
+    o.setApiVersion("kollect.io/v1alpha1");
+    o.setKind("KollectTarget");
+    o.setMetadata(new ObjectMetaBuilder().withNamespace("ns").withName("t")
+        .withResourceVersion("1").build());
+    return o;
+  }
+
+  private static TargetStatus status(String ready, String reason) {
+    return new TargetStatus(ID, 1, List.of(new Condition("Ready", ready, reason, reason, NOW)),
+        Map.of("v1/ConfigMap", 1), List.of(), null);
+  }
+
+  private void runScheduled() {
+    List<Scheduled> due = List.copyOf(scheduled);
+    scheduled.clear();
+    due.forEach(s -> s.task().run());
+  }
+
+  @SuppressWarnings("unchecked")
+  private static String readyReason(Object status) {
+    List<Map<String, Object>> conditions = (List<Map<String, Object>>) ((Map<String, Object>) status)
+        .get("conditions");
+    return conditions.stream().filter(c -> "Ready".equals(c.get("type")))
+        .map(c -> (String) c.get("reason")).findFirst().orElseThrow();
+  }
+
+  @Test
+  void aTargetThatSyncsQuicklyCostsOneWriteOfItsSettledStatus() {
+    statuses.onStatus(status("False", "NotSynced"));
+    assertThat(scheduled).singleElement().extracting(Scheduled::delayNanos)
+        .isEqualTo(Duration.ofSeconds(10).toNanos());
+    statuses.onStatus(status("True", "Reconciled"));
+    runScheduled();
+    assertThat(written).singleElement().extracting(TargetStatusesTest::readyReason)
+        .isEqualTo("Reconciled");
+  }
+
+  @Test
+  void aTargetStillSyncingAfterAnIntervalHasThatWritten() {
+    statuses.onStatus(status("False", "NotSynced"));
+    runScheduled();
+    assertThat(written).singleElement().extracting(TargetStatusesTest::readyReason)
+        .isEqualTo("NotSynced");
+  }
+
+  @Test
+  void aProblemIsWrittenAtOnce() {
+    statuses.onStatus(status("False", "ProfileNotFound"));
+    assertThat(scheduled).singleElement().extracting(Scheduled::delayNanos).isEqualTo(0L);
+  }
+
+  @Test
+  void aStandbyWritesNothingButKnowsTheStatus() {
+    leader.set(false);
+    statuses.onStatus(status("True", "Reconciled"));
+    runScheduled();
+    assertThat(written).isEmpty();
+    assertThat(statuses.status(ID)).isPresent();
+    assertThat(statuses.reportedWhileLeading(ID)).isFalse();
+  }
+}
