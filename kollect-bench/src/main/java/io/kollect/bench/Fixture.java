@@ -15,8 +15,8 @@ final class Fixture {
   static final int NAMESPACES = 20;
   static final String PROFILE = "bench";
   static final String LABEL = "app.kubernetes.io/part-of";
-  /** 84 characters: with the 16-digit stamp and the two key names, about 100 bytes of data. */
-  static final String PAYLOAD = "x".repeat(84);
+  /** 72 characters: with the 16-digit stamp and the two key names ("payload", "stamp"), 100 bytes of data. */
+  static final String PAYLOAD = "x".repeat(72);
   private static final String NAME_PREFIX = "cm-";
 
   private Fixture() {}

@@ -7,7 +7,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -149,7 +148,7 @@ final class PlainApi {
           }
         }
       } catch (IOException e) {
-        throw new UncheckedIOException(e);
+        // The API server went away (the runner is closing): the watch simply ends.
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -139,6 +139,8 @@ final class Tables {
         each(results, r -> num(r.get("allReadySeconds"), "%.1f")));
     t.row("API requests in the steady window", "", "",
         each(results, r -> r.get("steadyRequests") + " in " + r.get("steadyWindowSeconds") + " s"));
+    t.row("background: the API server's own, without the operator", "", "",
+        each(results, r -> r.get("backgroundRequests") + " in " + r.get("backgroundWindowSeconds") + " s"));
     return t.render();
   }
 }

@@ -17,7 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * control namespace, target i scoped to fixture namespace {@code i % 20} (namespace-scoped targets
  * as tenants write them), one shared http sink; the operator is started and the API server's own
  * {@code apiserver_request_total} is read before the start, when every target's status has been
- * written (startup) and after a steady window. The runner's own requests in those windows are one
+ * written (startup) and after a steady window; before the start, a quiet window of the same
+ * server without the operator gives its background requests. The runner's own requests in those windows are one
  * watch of KollectTargets, opened before the first snapshot and still open at the last, so it is
  * not counted (the API server counts a request when it ends), and GET /metrics, which is not a
  * resource request.
@@ -29,6 +30,8 @@ final class TargetsBench {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final String TARGETS = "/apis/kollect.io/v1alpha1/namespaces/" + Fixture.CONTROL_NAMESPACE
       + "/kollecttargets";
+
+  private static final Duration BACKGROUND_WINDOW = Duration.ofSeconds(20);
 
   private final Plan plan;
   private final BenchCluster cluster;
@@ -77,7 +80,15 @@ final class TargetsBench {
     });
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("targets", n);
+    // The API server's own loops (e.g. the kubernetes Service endpoint reconciler) make requests
+    // too: count them over a quiet window first, so the operator's share can be told apart.
+    ApiRequestCounts quiet = ApiRequestCounts.parse(api.getText("/metrics"));
+    Thread.sleep(BACKGROUND_WINDOW.toMillis());
     ApiRequestCounts before = ApiRequestCounts.parse(api.getText("/metrics"));
+    ApiRequestCounts background = before.minus(quiet);
+    out.put("backgroundWindowSeconds", BACKGROUND_WINDOW.toSeconds());
+    out.put("backgroundRequests", background.total());
+    out.put("backgroundByVerbResource", background.byVerbResource());
     try (OperatorChild op = launcher.start("p2-" + n, cluster.kubeconfig(), (line, now) -> { })) {
       long deadline = op.startNanos() + plan.statusTimeout().toNanos();
       long lastReport = System.nanoTime();
