@@ -17,4 +17,8 @@ fi
 if [[ "${BENCH_SKIP_BUILD:-0}" != 1 ]]; then
   ./mvnw -o -q -B -ntp -DskipTests -pl kollect-operator,kollect-bench -am package
 fi
-exec java -Xmx2g -jar kollect-bench/target/kollect-bench.jar "$@" --repo "$PWD"
+# Run a copy, so that a rebuild during a long run cannot change the jar under the running JVM.
+jar=$(mktemp --suffix=.jar)
+trap 'rm -f "$jar"' EXIT
+cp kollect-bench/target/kollect-bench.jar "$jar"
+java -Xmx2g -jar "$jar" "$@" --repo "$PWD"

@@ -51,6 +51,17 @@ final class BenchCluster implements AutoCloseable {
     cluster.applyCrds(repo.resolve("deploy/crds"));
     server.namespace(Fixture.CONTROL_NAMESPACE);
     Fixture.namespaces().forEach(server::namespace);
+    server.namespace(Fixture.CALIBRATION_NAMESPACE);
+    HttpResponse<String> calibration;
+    try {
+      calibration = cluster.api.postAsync("/api/v1/namespaces/" + Fixture.CALIBRATION_NAMESPACE + "/configmaps",
+          Fixture.calibrationConfigMapJson()).get();
+    } catch (Exception e) {
+      throw new IOException("cannot create the calibration ConfigMap", e);
+    }
+    if (calibration.statusCode() != 201) {
+      throw new IOException("calibration ConfigMap: HTTP " + calibration.statusCode() + " " + calibration.body());
+    }
     return cluster;
   }
 

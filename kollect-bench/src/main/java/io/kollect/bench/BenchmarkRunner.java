@@ -154,7 +154,7 @@ public final class BenchmarkRunner {
     @Override
     List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
       return new InventoryBench(new InventoryBench.Plan("p5", sizes, liveHeapRun, 0, Duration.ZERO, false, false,
-          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism), c, l, r, w).run();
+          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false), c, l, r, w).run();
     }
 
     @Override
@@ -177,6 +177,10 @@ public final class BenchmarkRunner {
         description = "How long to change objects (default: ${DEFAULT-VALUE}).")
     Duration duration;
 
+    @Option(names = "--jfr", description = "Record the operator with JFR (settings=profile) and report the "
+        + "largest single allocations while changing; this costs CPU, so do not quote CPU from such a run.")
+    boolean jfr;
+
     @Mixin InventoryOptions inventory;
 
     @Override
@@ -187,12 +191,13 @@ public final class BenchmarkRunner {
     @Override
     List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
       return new InventoryBench(new InventoryBench.Plan("p6", sizes, false, rate, duration, false, false,
-          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism), c, l, r, w).run();
+          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, jfr), c, l, r, w).run();
     }
 
     @Override
     String table(List<Map<String, Object>> results) {
-      return Tables.inventory(results) + "\n" + Tables.changes(results, List.of("http", "stdout"));
+      return Tables.inventory(results) + "\n" + Tables.changes(results, List.of("http", "stdout"))
+          + (jfr ? "\n" + Tables.allocations(results) : "");
     }
   }
 
@@ -219,7 +224,7 @@ public final class BenchmarkRunner {
     @Override
     List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
       return new InventoryBench(new InventoryBench.Plan("p1", List.of(objects), false, rate, duration, true, true,
-          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism), c, l, r, w).run();
+          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false), c, l, r, w).run();
     }
 
     @Override

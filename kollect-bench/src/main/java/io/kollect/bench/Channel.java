@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Channel {
 
   private final String name;
+  private final String objectPrefix;
   private final int expected;
   private final Set<String> keys = ConcurrentHashMap.newKeySet();
   private final Set<Long> stampsSeen = ConcurrentHashMap.newKeySet();
@@ -29,8 +30,15 @@ final class Channel {
   private volatile long completeNanos;
   private volatile Set<Long> changeStamps = Set.of();
 
+  /** A channel for the fixture objects. */
   Channel(String name, int expected) {
+    this(name, Fixture.NAME_PREFIX, expected);
+  }
+
+  /** A channel that counts only objects whose name starts with {@code objectPrefix}. */
+  Channel(String name, String objectPrefix, int expected) {
     this.name = name;
+    this.objectPrefix = objectPrefix;
     this.expected = expected;
   }
 
@@ -45,7 +53,7 @@ final class Channel {
 
   /** One record (or watch object) for {@code namespace/name} carrying {@code stamp}, seen at {@code now}. */
   void seen(String namespace, String name, String stamp, long now) {
-    if (!Fixture.isFixtureName(name)) {
+    if (!name.startsWith(objectPrefix)) {
       return;
     }
     records.incrementAndGet();

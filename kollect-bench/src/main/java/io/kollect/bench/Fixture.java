@@ -17,7 +17,13 @@ final class Fixture {
   static final String LABEL = "app.kubernetes.io/part-of";
   /** 72 characters: with the 16-digit stamp and the two key names ("payload", "stamp"), 100 bytes of data. */
   static final String PAYLOAD = "x".repeat(72);
-  private static final String NAME_PREFIX = "cm-";
+  static final String NAME_PREFIX = "cm-";
+  /**
+   * A namespace with one ConfigMap (not a fixture name) for the start-up constant: the time from
+   * the operator's start to the record of a one-object target.
+   */
+  static final String CALIBRATION_NAMESPACE = "kollect-bench-calibration";
+  static final String CALIBRATION_NAME = "calibration";
 
   private Fixture() {}
 
@@ -33,15 +39,15 @@ final class Fixture {
     return String.format(NAME_PREFIX + "%06d", index);
   }
 
-  static boolean isFixtureName(String name) {
-    return name.startsWith(NAME_PREFIX);
-  }
-
   /** Object {@code index}: namespace {@code index % 20}, stamp 0 (not a change). */
   static String configMapJson(int index) {
     return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name(index)
         + "\",\"namespace\":\"" + namespace(index) + "\",\"labels\":{\"" + LABEL + "\":\"kollect-bench\"}},"
         + "\"data\":{\"payload\":\"" + PAYLOAD + "\",\"stamp\":\"" + stampText(0) + "\"}}";
+  }
+
+  static String calibrationConfigMapJson() {
+    return configMapJson(0).replace(name(0), CALIBRATION_NAME).replace(namespace(0), CALIBRATION_NAMESPACE);
   }
 
   /** A merge patch that sets the stamp: a change the profile extracts. */

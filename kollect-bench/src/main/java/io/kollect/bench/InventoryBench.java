@@ -40,7 +40,7 @@ final class InventoryBench {
   /** What to run. */
   record Plan(String scenario, List<Integer> sizes, boolean liveHeapRun, double changesPerSecond,
       Duration changeDuration, boolean fileSink, boolean rawWatch, Duration inventoryTimeout,
-      Duration steadyWait, int createParallelism) {}
+      Duration steadyWait, int createParallelism, boolean jfr) {}
 
   private static final Duration SAMPLE_EVERY = Duration.ofSeconds(1);
   private static final Duration LIVE_SAMPLE_EVERY = Duration.ofSeconds(3);
@@ -70,12 +70,41 @@ final class InventoryBench {
       cluster.apply(Fixture.fileSinkYaml("bench-file", filePath.toString()));
       sinks.add("bench-file");
     }
+    Map<String, Object> calibration = calibrate();
     cluster.apply(Fixture.targetYaml("bench", sinks, null));
     List<Map<String, Object>> results = new ArrayList<>();
     for (int size : plan.sizes()) {
-      results.add(runSize(size, filePath));
+      Map<String, Object> r = runSize(size, filePath);
+      r.put("calibration", calibration);
+      results.add(r);
     }
     return results;
+  }
+
+  /**
+   * The start-up constant: the operator's start to the record of a one-object target (JVM start,
+   * CR watches, one informer's list). Subtracted from a full inventory it leaves the part that
+   * grows with the objects, which is what the LIST is compared with.
+   */
+  private Map<String, Object> calibrate() throws Exception {
+    String target = Fixture.targetYaml("calibration", List.of("bench-http"), Fixture.CALIBRATION_NAMESPACE);
+    cluster.apply(target);
+    Channel http = new Channel("http", Fixture.CALIBRATION_NAME, 1);
+    Channel stdout = new Channel("stdout", Fixture.CALIBRATION_NAME, 1);
+    receiver.deliverTo(http);
+    Map<String, Object> out = new LinkedHashMap<>();
+    try (OperatorChild op = launcher.start(plan.scenario() + "-calibration", cluster.kubeconfig(),
+        (line, now) -> stdoutLine(stdout, line, now))) {
+      boolean complete = awaitAll(op, List.of(http, stdout));
+      out.put("complete", complete);
+      if (complete) {
+        out.put("startupSeconds", (Math.max(http.completeNanos(), stdout.completeNanos()) - op.startNanos()) / 1e9);
+      }
+    } finally {
+      cluster.delete(target);
+    }
+    System.err.printf("  calibration (one-object target): %s%n", out);
+    return out;
   }
 
   private Map<String, Object> runSize(int size, Path filePath) throws Exception {
@@ -130,8 +159,14 @@ final class InventoryBench {
     if (file != null) {
       channels.add(file);
     }
-    try (OperatorChild op = launcher.start(plan.scenario() + "-" + size + "-timed", cluster.kubeconfig(),
-            (line, now) -> stdoutLine(stdout, line, now));
+    String runName = plan.scenario() + "-" + size + "-timed";
+    Path recording = launcher.runDir(runName).resolve("operator.jfr");
+    List<String> runJvm = plan.jfr()
+        ? List.of("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + recording)
+        : List.of();
+    java.time.Instant[] changeWindow = new java.time.Instant[2];
+    try (OperatorChild op = launcher.start(runName, cluster.kubeconfig(),
+            (line, now) -> stdoutLine(stdout, line, now), runJvm);
         FileTail tail = file == null ? null : FileTail.start(filePath, file)) {
       MemorySampler sampler = MemorySampler.start(op, SAMPLE_EVERY, false);
       boolean complete = awaitAll(op, channels);
@@ -153,11 +188,17 @@ final class InventoryBench {
           if (watch != null) {
             measured.add(0, watch);
           }
+          changeWindow[0] = java.time.Instant.now();
           out.put("changes", changes(op, size, measured));
+          changeWindow[1] = java.time.Instant.now();
         }
       }
       out.put("diedOfOom", op.diedOfOom());
       out.put("exitCode", op.exitCode());
+    }
+    if (plan.jfr() && changeWindow[1] != null && Files.exists(recording)) {
+      out.put("allocations", LargestAllocations.during(recording, changeWindow[0], changeWindow[1]));
+      System.err.printf("  largest allocations while changing: %s%n", out.get("allocations"));
     }
     return out;
   }

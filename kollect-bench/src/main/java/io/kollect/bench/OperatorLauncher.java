@@ -28,8 +28,19 @@ record OperatorLauncher(Path jar, List<String> jvmOptions, Path workDir, List<St
     return new OperatorLauncher(jar, List.copyOf(options), workDir, List.copyOf(extraRunArgs));
   }
 
+  /** Where a run's stderr, checkpoint and recordings go. */
+  Path runDir(String runName) {
+    return workDir.resolve(runName);
+  }
+
   OperatorChild start(String runName, Path kubeconfig, BiConsumer<String, Long> onStdoutLine) throws IOException {
-    Path dir = workDir.resolve(runName);
+    return start(runName, kubeconfig, onStdoutLine, List.of());
+  }
+
+  /** Starts a run with {@code runJvmOptions} added (e.g. a flight recording into the run's directory). */
+  OperatorChild start(String runName, Path kubeconfig, BiConsumer<String, Long> onStdoutLine,
+      List<String> runJvmOptions) throws IOException {
+    Path dir = runDir(runName);
     Files.createDirectories(dir);
     Path checkpoints = Files.createTempDirectory(dir, "checkpoint");
     List<String> args = new ArrayList<>(List.of(
@@ -41,6 +52,8 @@ record OperatorLauncher(Path jar, List<String> jvmOptions, Path workDir, List<St
         "--health-probe-bind-address", "0",
         "--log-format", "text"));
     args.addAll(extraRunArgs);
-    return OperatorChild.start(jar, jvmOptions, args, dir.resolve("operator.err"), onStdoutLine);
+    List<String> jvm = new ArrayList<>(jvmOptions);
+    jvm.addAll(runJvmOptions);
+    return OperatorChild.start(jar, jvm, args, dir.resolve("operator.err"), onStdoutLine);
   }
 }

@@ -36,7 +36,19 @@ final class Tables {
     t.row("full inventory / LIST", "≤ 1.5×", "5.8× at 20k, 3.1× at 50k (default JVM)",
         each(results, r -> map(r.get("run")).get("inventorySeconds") instanceof Number s
             ? String.format("%.1f×", s.doubleValue() / ((Number) r.get("listMedianSeconds")).doubleValue()) : "–"));
-    t.row("of which start → first record (s): JVM, CR watches, first page", "", "",
+    t.row("start-up constant: start → record of a one-object target (s)", "", "",
+        each(results, r -> num(map(r.get("calibration")).get("startupSeconds"), "%.1f")));
+    t.row("(full inventory − start-up constant) / LIST", "≤ 1.5×", "",
+        each(results, r -> {
+          Map<String, Object> run = map(r.get("run"));
+          if (run.get("inventorySeconds") instanceof Number s
+              && map(r.get("calibration")).get("startupSeconds") instanceof Number c) {
+            return String.format("%.1f×", (s.doubleValue() - c.doubleValue())
+                / ((Number) r.get("listMedianSeconds")).doubleValue());
+          }
+          return "–";
+        }));
+    t.row("start → first record (s)", "", "",
         each(results, r -> num(map(r.get("run")).get("httpFirstRecordSeconds"), "%.1f")));
     t.row("first → last record / LIST (start-up constant left out)", "", "",
         each(results, r -> {
@@ -59,9 +71,22 @@ final class Tables {
     t.row("steady RSS after the inventory", "", "", each(results, r -> mib(map(r.get("run")).get("steadyRssBytes"))));
     t.row("live heap after full GC, steady", "", "209 MiB at 50k (default JVM)",
         each(results, r -> mib(map(r.get("run")).get("steadyLiveHeapBytes"))));
-    t.row("live heap per object", "≤ 1.5 KiB", "4.3 KiB",
+    t.row("live heap per object (whole process / objects)", "≤ 1.5 KiB", "4.3 KiB",
         each(results, r -> map(r.get("run")).get("liveHeapBytesPerObject") instanceof Number b
             ? String.format("%.2f KiB", b.doubleValue() / 1024) : "–"));
+    List<String> marginal = new java.util.ArrayList<>();
+    for (int i = 0; i < results.size(); i++) {
+      Object now = map(results.get(i).get("run")).get("steadyLiveHeapBytes");
+      Object before = i == 0 ? null : map(results.get(i - 1).get("run")).get("steadyLiveHeapBytes");
+      if (now instanceof Number n && before instanceof Number b && n.longValue() > 0 && b.longValue() > 0) {
+        int objects = ((Number) results.get(i).get("objects")).intValue()
+            - ((Number) results.get(i - 1).get("objects")).intValue();
+        marginal.add(String.format("%.2f KiB", (n.doubleValue() - b.doubleValue()) / objects / 1024));
+      } else {
+        marginal.add("–");
+      }
+    }
+    t.row("live heap per added object (vs the previous size)", "", "", marginal);
     if (results.stream().anyMatch(r -> r.containsKey("liveHeapRun"))) {
       t.row("peak live heap during first inventory (run B, forced GC every 3 s)", "", "",
           each(results, r -> mib(map(r.get("liveHeapRun")).get("peakLiveHeapBytes"))));
@@ -119,6 +144,18 @@ final class Tables {
             "≤ 1.5×", "", List.of("", String.format("%.2f×", y.doubleValue() / x.doubleValue())));
       }
     }
+    return t.render();
+  }
+
+  static String allocations(List<Map<String, Object>> results) {
+    MarkdownTable t = new MarkdownTable(each(results, r -> k(r.get("objects"))));
+    t.row("largest single allocation while changing (JFR, settings=profile)", "< 1 MiB", "",
+        each(results, r -> map(map(r.get("run")).get("allocations")).get("largestBytes") instanceof Number b
+            ? String.format("%,d B", b.longValue()) : "–"));
+    t.row("… its class", "", "", each(results, r -> {
+      Object top = map(map(r.get("run")).get("allocations")).get("top");
+      return top instanceof List<?> l && !l.isEmpty() ? "`" + map(l.get(0)).get("class") + "`" : "–";
+    }));
     return t.render();
   }
 

@@ -1,0 +1,72 @@
+package io.kollect.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordingFile;
+
+/**
+ * The largest single allocations in a flight recording (settings {@code profile}, which records
+ * every allocation outside a TLAB and every new TLAB with the size of the object that needed it),
+ * within a time window: the issue's "no single allocation of 1 MiB or more per event".
+ */
+final class LargestAllocations {
+
+  private static final int TOP = 5;
+
+  private LargestAllocations() {}
+
+  static Map<String, Object> during(Path recording, Instant from, Instant to) throws IOException {
+    List<Map<String, Object>> found = new ArrayList<>();
+    try (RecordingFile file = new RecordingFile(recording)) {
+      while (file.hasMoreEvents()) {
+        consider(file.readEvent(), from, to, found);
+      }
+    }
+    found.sort(Comparator.comparingLong((Map<String, Object> m) -> (Long) m.get("bytes")).reversed());
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("largestBytes", found.isEmpty() ? 0L : found.get(0).get("bytes"));
+    out.put("top", List.copyOf(found.subList(0, Math.min(TOP, found.size()))));
+    return out;
+  }
+
+  private static void consider(RecordedEvent e, Instant from, Instant to, List<Map<String, Object>> found) {
+    String type = e.getEventType().getName();
+    if (!type.equals("jdk.ObjectAllocationOutsideTLAB") && !type.equals("jdk.ObjectAllocationInNewTLAB")) {
+      return;
+    }
+    if (e.getStartTime().isBefore(from) || e.getStartTime().isAfter(to)) {
+      return;
+    }
+    Map<String, Object> a = new LinkedHashMap<>();
+    a.put("bytes", e.getLong("allocationSize"));
+    a.put("class", e.getClass("objectClass").getName());
+    a.put("at", frames(e));
+    found.add(a);
+    if (found.size() > 4 * TOP) {
+      found.sort(Comparator.comparingLong((Map<String, Object> m) -> (Long) m.get("bytes")).reversed());
+      found.subList(TOP, found.size()).clear();
+    }
+  }
+
+  private static List<String> frames(RecordedEvent e) {
+    List<String> out = new ArrayList<>();
+    if (e.getStackTrace() == null) {
+      return out;
+    }
+    for (RecordedFrame f : e.getStackTrace().getFrames()) {
+      if (out.size() == 6) {
+        break;
+      }
+      out.add(f.getMethod().getType().getName() + "." + f.getMethod().getName() + ":" + f.getLineNumber());
+    }
+    return out;
+  }
+}
