@@ -15,7 +15,7 @@ if [[ $# -lt 1 ]]; then
   exit 2
 fi
 if [[ "${BENCH_SKIP_BUILD:-0}" != 1 ]]; then
-  ./mvnw -o -q -B -ntp -DskipTests -pl kollect-operator,kollect-bench -am package
+  ./mvnw -o -q -B -ntp -DskipTests -Pbench-jar -pl kollect-operator,kollect-bench -am package
 fi
 # Run a copy, so that a rebuild during a long run cannot change the jar under the running JVM.
 jar=$(mktemp --suffix=.jar)

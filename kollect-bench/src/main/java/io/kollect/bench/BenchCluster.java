@@ -103,11 +103,6 @@ final class BenchCluster implements AutoCloseable {
     server.admin().resource(yaml).delete();
   }
 
-  /** How many fixture ConfigMaps exist (created by this runner). */
-  int configMaps() {
-    return created;
-  }
-
   /**
    * Creates fixture ConfigMaps until {@code total} exist, {@code parallelism} requests in flight,
    * printing progress; returns the seconds it took.

@@ -97,7 +97,7 @@ public final class BenchmarkRunner {
       common.repo = repo;
       if (!Files.isRegularFile(common.jar())) {
         System.err.println("packaged operator not found at " + common.jar()
-            + ": build it with ./mvnw -o -q -B -ntp -DskipTests -pl kollect-operator,kollect-bench -am package");
+            + ": build it with ./mvnw -o -q -B -ntp -DskipTests -pl kollect-operator -am package");
         return 2;
       }
       Path workDir = common.workDir(name());
