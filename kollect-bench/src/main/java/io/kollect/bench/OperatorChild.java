@@ -21,13 +21,17 @@ final class OperatorChild implements AutoCloseable {
   private final Process process;
   private final Path stderr;
   private final long startNanos;
-  private final Thread stdoutReader;
+  private Thread stdoutReader;
+  /**
+   * HotSpot prints "Terminating due to java.lang.OutOfMemoryError" (ExitOnOutOfMemoryError) on
+   * standard output, not standard error, so the stdout reader looks for it.
+   */
+  private volatile boolean oomOnStdout;
 
-  private OperatorChild(Process process, Path stderr, long startNanos, Thread stdoutReader) {
+  private OperatorChild(Process process, Path stderr, long startNanos) {
     this.process = process;
     this.stderr = stderr;
     this.startNanos = startNanos;
-    this.stdoutReader = stdoutReader;
   }
 
   /**
@@ -49,20 +53,26 @@ final class OperatorChild implements AutoCloseable {
     pb.environment().remove("JAVA_TOOL_OPTIONS");
     long start = System.nanoTime();
     Process p = pb.start();
+    OperatorChild child = new OperatorChild(p, stderr, start);
     Thread reader = new Thread(() -> {
       try (BufferedReader in = new BufferedReader(
           new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8), 1 << 16)) {
         String line;
         while ((line = in.readLine()) != null) {
-          onLine.accept(line, System.nanoTime());
+          long now = System.nanoTime();
+          if (!line.startsWith("{") && line.contains("OutOfMemoryError")) {
+            child.oomOnStdout = true;
+          }
+          onLine.accept(line, now);
         }
       } catch (IOException e) {
         // the process ended
       }
     }, "operator-stdout");
     reader.setDaemon(true);
+    child.stdoutReader = reader;
     reader.start();
-    return new OperatorChild(p, stderr, start, reader);
+    return child;
   }
 
   long pid() {
@@ -108,8 +118,11 @@ final class OperatorChild implements AutoCloseable {
     }
   }
 
-  /** Whether the process wrote an OutOfMemoryError to stderr (ExitOnOutOfMemoryError prints one). */
+  /** Whether the process reported an OutOfMemoryError (on stdout or stderr). */
   boolean diedOfOom() {
+    if (oomOnStdout) {
+      return true;
+    }
     try {
       return Files.readString(stderr).contains("OutOfMemoryError");
     } catch (IOException e) {
