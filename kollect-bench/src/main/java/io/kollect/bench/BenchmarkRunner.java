@@ -177,7 +177,7 @@ public final class BenchmarkRunner {
         description = "How long to change objects (default: ${DEFAULT-VALUE}).")
     Duration duration;
 
-    @Option(names = "--jfr", description = "Record the operator with JFR (settings=profile) and report the "
+    @Option(names = "--jfr", description = "Record the operator with JFR (settings=profile, gc=high) and report the "
         + "largest single allocations while changing; this costs CPU, so do not quote CPU from such a run.")
     boolean jfr;
 

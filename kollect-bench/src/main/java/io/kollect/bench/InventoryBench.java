@@ -162,7 +162,8 @@ final class InventoryBench {
     String runName = plan.scenario() + "-" + size + "-timed";
     Path recording = launcher.runDir(runName).resolve("operator.jfr");
     List<String> runJvm = plan.jfr()
-        ? List.of("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + recording)
+        // gc=high turns on the per-allocation events (InNewTLAB/OutsideTLAB) that profile leaves off
+        ? List.of("-XX:StartFlightRecording=settings=profile,gc=high,dumponexit=true,filename=" + recording)
         : List.of();
     java.time.Instant[] changeWindow = new java.time.Instant[2];
     try (OperatorChild op = launcher.start(runName, cluster.kubeconfig(),

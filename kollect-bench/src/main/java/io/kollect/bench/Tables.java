@@ -149,7 +149,7 @@ final class Tables {
 
   static String allocations(List<Map<String, Object>> results) {
     MarkdownTable t = new MarkdownTable(each(results, r -> k(r.get("objects"))));
-    t.row("largest single allocation while changing (JFR, settings=profile)", "< 1 MiB", "",
+    t.row("largest single allocation while changing (JFR)", "< 1 MiB", "",
         each(results, r -> map(map(r.get("run")).get("allocations")).get("largestBytes") instanceof Number b
             ? String.format("%,d B", b.longValue()) : "–"));
     t.row("… its class", "", "", each(results, r -> {
