@@ -125,7 +125,8 @@ public final class BenchmarkRunner {
       Files.createDirectories(out.toAbsolutePath().getParent());
       PlainApi.JSON.copy().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), report);
       System.out.println("### " + name() + " (load average before: " + report.get("loadAverageBefore")
-          + "; after: " + report.get("loadAverageAfter") + "; operator JVM: " + String.join(" ", launcher.jvmOptions())
+          + "; after: " + report.get("loadAverageAfter") + "; operator JVM: "
+          + (launcher.jvmOptions().isEmpty() ? "defaults" : String.join(" ", launcher.jvmOptions()))
           + ")\n");
       System.out.println(table);
       System.out.println("JSON: " + out);
