@@ -266,6 +266,7 @@ final class InventoryBench {
     int total = (int) Math.round(plan.changesPerSecond() * plan.changeDuration().toNanos() / 1e9);
     System.err.printf("  changes: %d at %.0f/s over %s%n", total, plan.changesPerSecond(), plan.changeDuration());
     long cpu0 = op.cpuTicks();
+    long written0 = op.storageWriteBytes();
     long t0 = System.nanoTime();
     ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
     try {
@@ -298,6 +299,7 @@ final class InventoryBench {
     }
     long elapsed = System.nanoTime() - t0;
     double cpuSeconds = (op.cpuTicks() - cpu0) / (double) ClockTicks.PER_SECOND;
+    long written = op.storageWriteBytes() - written0;
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("sent", total);
     out.put("failed", failed.get());
@@ -305,6 +307,9 @@ final class InventoryBench {
     out.put("cpuSeconds", cpuSeconds);
     out.put("cpuMsPerChange", cpuSeconds * 1000 / total);
     out.put("cores", cpuSeconds / (elapsed / 1e9));
+    // The file checkpoint (--checkpoint-dir) is all the operator writes to storage here.
+    out.put("storageBytesWritten", written);
+    out.put("storageBytesPerChange", written / (double) total);
     Map<String, Object> latency = new LinkedHashMap<>();
     for (Channel c : channels) {
       Stats s = Stats.of(c.latenciesMs());

@@ -96,6 +96,10 @@ final class OperatorChild implements AutoCloseable {
     return ProcFiles.memory(pid());
   }
 
+  long storageWriteBytes() throws IOException {
+    return ProcFiles.storageWriteBytes(pid());
+  }
+
   long cpuTicks() throws IOException {
     return ProcFiles.cpuTicks(pid());
   }

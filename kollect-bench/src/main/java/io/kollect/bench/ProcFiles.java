@@ -21,6 +21,24 @@ final class ProcFiles {
     return parseCpuTicks(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
   }
 
+  /**
+   * Bytes the process caused to be written to storage ({@code write_bytes} of {@code
+   * /proc/<pid>/io}): the checkpoint's writes, and not its stdout or sockets, which only count in
+   * {@code wchar}.
+   */
+  static long storageWriteBytes(long pid) throws IOException {
+    return field(Files.readString(Path.of("/proc", Long.toString(pid), "io")), "write_bytes:");
+  }
+
+  static long field(String text, String key) {
+    for (String line : text.split("\n")) {
+      if (line.startsWith(key)) {
+        return Long.parseLong(line.substring(key.length()).trim());
+      }
+    }
+    throw new IllegalArgumentException("no " + key);
+  }
+
   static Memory parseStatus(String status) {
     return new Memory(kib(status, "VmRSS:") * 1024, kib(status, "VmHWM:") * 1024);
   }

@@ -106,6 +106,9 @@ final class Tables {
         r -> num(map(map(r.get("run")).get("changes")).get("cpuMsPerChange"), "%.1f")));
     t.row("operator cores while changing", "", "1.15 cores at 50k", each(results,
         r -> num(map(map(r.get("run")).get("changes")).get("cores"), "%.2f")));
+    t.row("checkpoint bytes written per change (file store, /proc write_bytes)", "≤ 16 KiB", "", each(results,
+        r -> map(map(r.get("run")).get("changes")).get("storageBytesPerChange") instanceof Number b
+            ? String.format("%.1f KiB", b.doubleValue() / 1024) : "–"));
     for (String ch : channels) {
       String goal = switch (ch) {
         case "stdout" -> "p99 ≤ 25 ms";

@@ -22,6 +22,12 @@ class ProcFilesTest {
   }
 
   @Test
+  void storageWritesAreWriteBytesNotWchar() {
+    String io = "rchar: 100\nwchar: 5000\nsyscr: 1\nsyscw: 2\nread_bytes: 0\nwrite_bytes: 4096\ncancelled_write_bytes: 0\n";
+    assertThat(ProcFiles.field(io, "write_bytes:")).isEqualTo(4096);
+  }
+
+  @Test
   void cpuTicksOfThisProcessCanBeRead() throws Exception {
     assertThat(ProcFiles.cpuTicks(ProcessHandle.current().pid())).isPositive();
     assertThat(ProcFiles.memory(ProcessHandle.current().pid()).peakRssBytes()).isPositive();
