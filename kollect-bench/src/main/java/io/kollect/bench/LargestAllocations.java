@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,21 +26,25 @@ final class LargestAllocations {
 
   private LargestAllocations() {}
 
+  /** The largest allocation of each of the {@value #TOP} allocation sites that allocated most at once. */
   static Map<String, Object> during(Path recording, Instant from, Instant to) throws IOException {
-    List<Map<String, Object>> found = new ArrayList<>();
+    // per site (the top frames of the stack): the largest allocation seen there
+    Map<List<String>, Map<String, Object>> bySite = new HashMap<>();
     try (RecordingFile file = new RecordingFile(recording)) {
       while (file.hasMoreEvents()) {
-        consider(file.readEvent(), from, to, found);
+        consider(file.readEvent(), from, to, bySite);
       }
     }
+    List<Map<String, Object>> found = new ArrayList<>(bySite.values());
     found.sort(Comparator.comparingLong((Map<String, Object> m) -> (Long) m.get("bytes")).reversed());
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("largestBytes", found.isEmpty() ? 0L : found.get(0).get("bytes"));
-    out.put("top", List.copyOf(found.subList(0, Math.min(TOP, found.size()))));
+    out.put("topSites", List.copyOf(found.subList(0, Math.min(TOP, found.size()))));
     return out;
   }
 
-  private static void consider(RecordedEvent e, Instant from, Instant to, List<Map<String, Object>> found) {
+  private static void consider(RecordedEvent e, Instant from, Instant to,
+      Map<List<String>, Map<String, Object>> bySite) {
     String type = e.getEventType().getName();
     if (!type.equals("jdk.ObjectAllocationOutsideTLAB") && !type.equals("jdk.ObjectAllocationInNewTLAB")) {
       return;
@@ -47,14 +52,15 @@ final class LargestAllocations {
     if (e.getStartTime().isBefore(from) || e.getStartTime().isAfter(to)) {
       return;
     }
-    Map<String, Object> a = new LinkedHashMap<>();
-    a.put("bytes", e.getLong("allocationSize"));
-    a.put("class", e.getClass("objectClass").getName());
-    a.put("at", frames(e));
-    found.add(a);
-    if (found.size() > 4 * TOP) {
-      found.sort(Comparator.comparingLong((Map<String, Object> m) -> (Long) m.get("bytes")).reversed());
-      found.subList(TOP, found.size()).clear();
+    long bytes = e.getLong("allocationSize");
+    List<String> site = frames(e);
+    Map<String, Object> known = bySite.get(site);
+    if (known == null || (Long) known.get("bytes") < bytes) {
+      Map<String, Object> a = new LinkedHashMap<>();
+      a.put("bytes", bytes);
+      a.put("class", e.getClass("objectClass").getName());
+      a.put("at", site);
+      bySite.put(site, a);
     }
   }
 
@@ -64,7 +70,7 @@ final class LargestAllocations {
       return out;
     }
     for (RecordedFrame f : e.getStackTrace().getFrames()) {
-      if (out.size() == 6) {
+      if (out.size() == 8) {
         break;
       }
       out.add(f.getMethod().getType().getName() + "." + f.getMethod().getName() + ":" + f.getLineNumber());

@@ -155,9 +155,14 @@ final class Tables {
     t.row("largest single allocation while changing (JFR)", "< 1 MiB", "",
         each(results, r -> map(map(r.get("run")).get("allocations")).get("largestBytes") instanceof Number b
             ? String.format("%,d B", b.longValue()) : "–"));
-    t.row("… its class", "", "", each(results, r -> {
-      Object top = map(map(r.get("run")).get("allocations")).get("top");
-      return top instanceof List<?> l && !l.isEmpty() ? "`" + map(l.get(0)).get("class") + "`" : "–";
+    t.row("… allocated at", "", "", each(results, r -> {
+      Object top = map(map(r.get("run")).get("allocations")).get("topSites");
+      if (top instanceof List<?> l && !l.isEmpty() && map(l.get(0)).get("at") instanceof List<?> at) {
+        // the first frame of Kollect's own code names the site best
+        return "`" + at.stream().map(String::valueOf).filter(f -> f.startsWith("io.kollect")).findFirst()
+            .orElse(at.isEmpty() ? "?" : String.valueOf(at.get(0))) + "`";
+      }
+      return "–";
     }));
     return t.render();
   }
