@@ -1,0 +1,59 @@
+package io.kollect.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiConsumer;
+
+/**
+ * How the runner starts the packaged operator: the JVM options of the shipped Deployment plus
+ * {@code -XX:MaxRAM=512m} (its memory limit, since there is no container runtime here), or a default
+ * JVM for comparison; {@code kollect run} against the runner's API server, trusting the control
+ * namespace, records also on stdout, a fresh file checkpoint per run, no HTTP listeners.
+ */
+record OperatorLauncher(Path jar, List<String> jvmOptions, Path workDir, List<String> extraRunArgs) {
+
+  enum Jvm { shipped, defaults }
+
+  static OperatorLauncher of(Path repo, Path jar, Jvm jvm, Path workDir, List<String> extraJvm,
+      List<String> extraRunArgs) throws IOException {
+    List<String> options = new ArrayList<>();
+    if (jvm == Jvm.shipped) {
+      options.addAll(DeployJvmOptions.read(repo.resolve("deploy/manager/deployment.yaml")));
+      options.add("-XX:MaxRAM=512m");
+    }
+    options.addAll(extraJvm);
+    return new OperatorLauncher(jar, List.copyOf(options), workDir, List.copyOf(extraRunArgs));
+  }
+
+  /** Where a run's stderr, checkpoint and recordings go. */
+  Path runDir(String runName) {
+    return workDir.resolve(runName);
+  }
+
+  OperatorChild start(String runName, Path kubeconfig, BiConsumer<String, Long> onStdoutLine) throws IOException {
+    return start(runName, kubeconfig, onStdoutLine, List.of());
+  }
+
+  /** Starts a run with {@code runJvmOptions} added (e.g. a flight recording into the run's directory). */
+  OperatorChild start(String runName, Path kubeconfig, BiConsumer<String, Long> onStdoutLine,
+      List<String> runJvmOptions) throws IOException {
+    Path dir = runDir(runName);
+    Files.createDirectories(dir);
+    Path checkpoints = Files.createTempDirectory(dir, "checkpoint");
+    List<String> args = new ArrayList<>(List.of(
+        "--kubeconfig", kubeconfig.toString(),
+        "--cluster-wide-namespaces", Fixture.CONTROL_NAMESPACE,
+        "--stdout",
+        "--checkpoint-dir", checkpoints.toString(),
+        "--metrics-bind-address", "0",
+        "--health-probe-bind-address", "0",
+        "--log-format", "text"));
+    args.addAll(extraRunArgs);
+    List<String> jvm = new ArrayList<>(jvmOptions);
+    jvm.addAll(runJvmOptions);
+    return OperatorChild.start(jar, jvm, args, dir.resolve("operator.err"), onStdoutLine);
+  }
+}

@@ -1,0 +1,191 @@
+package io.kollect.bench;
+
+import static io.kollect.bench.MarkdownTable.mib;
+import static io.kollect.bench.MarkdownTable.num;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/** The markdown table of each scenario, from its JSON-shaped results. */
+final class Tables {
+
+  private Tables() {}
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> map(Object o) {
+    return o instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+  }
+
+  private static List<String> each(List<Map<String, Object>> results, Function<Map<String, Object>, String> f) {
+    return results.stream().map(f).toList();
+  }
+
+  private static String k(Object objects) {
+    int n = ((Number) objects).intValue();
+    return n % 1000 == 0 ? n / 1000 + "k objects" : n + " objects";
+  }
+
+  static String inventory(List<Map<String, Object>> results) {
+    MarkdownTable t = new MarkdownTable(each(results, r -> k(r.get("objects"))));
+    t.row("paginated LIST, limit 500, median of 3 (s)", "", "",
+        each(results, r -> num(r.get("listMedianSeconds"), "%.2f")));
+    t.row("operator start → every record at http receiver and stdout (s)", "", "",
+        each(results, r -> map(r.get("run")).containsKey("inventorySeconds")
+            ? num(map(r.get("run")).get("inventorySeconds"), "%.1f") : "not complete"));
+    t.row("full inventory / LIST", "≤ 1.5×", "5.8× at 20k, 3.1× at 50k (default JVM)",
+        each(results, r -> map(r.get("run")).get("inventorySeconds") instanceof Number s
+            ? String.format("%.1f×", s.doubleValue() / ((Number) r.get("listMedianSeconds")).doubleValue()) : "–"));
+    t.row("start-up constant: start → record of a one-object target (s)", "", "",
+        each(results, r -> num(map(r.get("calibration")).get("startupSeconds"), "%.1f")));
+    t.row("(full inventory − start-up constant) / LIST", "≤ 1.5×", "",
+        each(results, r -> {
+          Map<String, Object> run = map(r.get("run"));
+          if (run.get("inventorySeconds") instanceof Number s
+              && map(r.get("calibration")).get("startupSeconds") instanceof Number c) {
+            return String.format("%.1f×", (s.doubleValue() - c.doubleValue())
+                / ((Number) r.get("listMedianSeconds")).doubleValue());
+          }
+          return "–";
+        }));
+    t.row("start → first record (s)", "", "",
+        each(results, r -> num(map(r.get("run")).get("httpFirstRecordSeconds"), "%.1f")));
+    t.row("first → last record / LIST (start-up constant left out)", "", "",
+        each(results, r -> {
+          Map<String, Object> run = map(r.get("run"));
+          if (run.get("inventorySeconds") instanceof Number s && run.get("httpFirstRecordSeconds") instanceof Number f) {
+            return String.format("%.1f×", (s.doubleValue() - f.doubleValue())
+                / ((Number) r.get("listMedianSeconds")).doubleValue());
+          }
+          return "–";
+        }));
+    t.row("records delivered, http / stdout", "all", "none at 50k (OOM)",
+        each(results, r -> map(r.get("run")).get("httpDelivered") + " / " + map(r.get("run")).get("stdoutDelivered")));
+    t.row("died (OutOfMemoryError / exit code)", "no", "OOM at 50k (shipped JVM)",
+        each(results, r -> {
+          Map<String, Object> run = map(r.get("run"));
+          return Boolean.TRUE.equals(run.get("diedOfOom")) ? "OOM, exit " + run.get("exitCode")
+              : Boolean.TRUE.equals(run.get("alive")) ? "no" : "exit " + run.get("exitCode");
+        }));
+    t.row("peak RSS (VmHWM)", "≤ 512 MiB", "1 GiB", each(results, r -> mib(map(r.get("run")).get("peakRssBytes"))));
+    t.row("steady RSS after the inventory", "", "", each(results, r -> mib(map(r.get("run")).get("steadyRssBytes"))));
+    t.row("live heap after full GC, steady", "", "209 MiB at 50k (default JVM)",
+        each(results, r -> mib(map(r.get("run")).get("steadyLiveHeapBytes"))));
+    t.row("live heap per object (whole process / objects)", "≤ 1.5 KiB", "4.3 KiB",
+        each(results, r -> map(r.get("run")).get("liveHeapBytesPerObject") instanceof Number b
+            ? String.format("%.2f KiB", b.doubleValue() / 1024) : "–"));
+    List<String> marginal = new java.util.ArrayList<>();
+    for (int i = 0; i < results.size(); i++) {
+      Object now = map(results.get(i).get("run")).get("steadyLiveHeapBytes");
+      Object before = i == 0 ? null : map(results.get(i - 1).get("run")).get("steadyLiveHeapBytes");
+      if (now instanceof Number n && before instanceof Number b && n.longValue() > 0 && b.longValue() > 0) {
+        int objects = ((Number) results.get(i).get("objects")).intValue()
+            - ((Number) results.get(i - 1).get("objects")).intValue();
+        marginal.add(String.format("%.2f KiB", (n.doubleValue() - b.doubleValue()) / objects / 1024));
+      } else {
+        marginal.add("–");
+      }
+    }
+    t.row("live heap per added object (vs the previous size)", "", "", marginal);
+    if (results.stream().anyMatch(r -> r.containsKey("liveHeapRun"))) {
+      t.row("peak live heap during first inventory (run B, forced GC every 3 s)", "", "",
+          each(results, r -> mib(map(r.get("liveHeapRun")).get("peakLiveHeapBytes"))));
+      t.row("peak live / live after (run B)", "≤ 1.5×", "1.27× (default JVM)",
+          each(results, r -> num(map(r.get("liveHeapRun")).get("peakOverAfter"), "%.2f×")));
+    }
+    return t.render();
+  }
+
+  static String changes(List<Map<String, Object>> results, List<String> channels) {
+    MarkdownTable t = new MarkdownTable(each(results, r -> k(r.get("objects"))));
+    t.row("changes sent (failed)", "", "", each(results, r -> {
+      Map<String, Object> c = map(map(r.get("run")).get("changes"));
+      return c.isEmpty() ? "–" : c.get("sent") + " (" + c.get("failed") + ")";
+    }));
+    t.row("operator CPU per change (ms)", "50k ≤ 1.5× 5k", "", each(results,
+        r -> num(map(map(r.get("run")).get("changes")).get("cpuMsPerChange"), "%.1f")));
+    t.row("operator cores while changing", "", "1.15 cores at 50k", each(results,
+        r -> num(map(map(r.get("run")).get("changes")).get("cores"), "%.2f")));
+    t.row("checkpoint bytes written per change (file store, /proc write_bytes)", "≤ 16 KiB", "", each(results,
+        r -> map(map(r.get("run")).get("changes")).get("storageBytesPerChange") instanceof Number b
+            ? String.format("%.1f KiB", b.doubleValue() / 1024) : "–"));
+    for (String ch : channels) {
+      String goal = switch (ch) {
+        case "stdout" -> "p99 ≤ 25 ms";
+        case "http" -> "p99 ≤ 100 ms at 50k";
+        case "watch" -> "(floor)";
+        default -> "";
+      };
+      String today = switch (ch) {
+        case "http" -> "p99 580 ms at 50k";
+        case "stdout" -> "fixed 100 ms linger";
+        default -> "";
+      };
+      t.row(ch + ": change → record p50 / p99 (ms)", goal, today, each(results, r -> {
+        Map<String, Object> l = map(map(map(map(r.get("run")).get("changes")).get("latency")).get(ch));
+        return l.isEmpty() ? "–" : num(l.get("p50Ms"), "%.1f") + " / " + num(l.get("p99Ms"), "%.1f")
+            + " (" + l.get("seen") + " seen)";
+      }));
+      if (!ch.equals("watch") && channels.contains("watch")) {
+        t.row(ch + ": above the watch floor, p50 / p99 (ms)", "", "", each(results, r -> {
+          Map<String, Object> lat = map(map(map(r.get("run")).get("changes")).get("latency"));
+          Map<String, Object> l = map(lat.get(ch));
+          Map<String, Object> w = map(lat.get("watch"));
+          if (l.isEmpty() || w.isEmpty()) {
+            return "–";
+          }
+          return String.format("%+.1f / %+.1f", ((Number) l.get("p50Ms")).doubleValue() - ((Number) w.get("p50Ms")).doubleValue(),
+              ((Number) l.get("p99Ms")).doubleValue() - ((Number) w.get("p99Ms")).doubleValue());
+        }));
+      }
+    }
+    if (results.size() == 2) {
+      Object a = map(map(results.get(0).get("run")).get("changes")).get("cpuMsPerChange");
+      Object b = map(map(results.get(1).get("run")).get("changes")).get("cpuMsPerChange");
+      if (a instanceof Number x && b instanceof Number y) {
+        t.row("CPU per change, " + k(results.get(1).get("objects")) + " / " + k(results.get(0).get("objects")),
+            "≤ 1.5×", "", List.of("", String.format("%.2f×", y.doubleValue() / x.doubleValue())));
+      }
+    }
+    return t.render();
+  }
+
+  static String allocations(List<Map<String, Object>> results) {
+    MarkdownTable t = new MarkdownTable(each(results, r -> k(r.get("objects"))));
+    t.row("largest single allocation while changing (JFR)", "< 1 MiB", "",
+        each(results, r -> map(map(r.get("run")).get("allocations")).get("largestBytes") instanceof Number b
+            ? String.format("%,d B", b.longValue()) : "–"));
+    t.row("… allocated at", "", "", each(results, r -> {
+      Object top = map(map(r.get("run")).get("allocations")).get("topSites");
+      if (top instanceof List<?> l && !l.isEmpty() && map(l.get(0)).get("at") instanceof List<?> at) {
+        // the first frame of Kollect's own code names the site best
+        return "`" + at.stream().map(String::valueOf).filter(f -> f.startsWith("io.kollect")).findFirst()
+            .orElse(at.isEmpty() ? "?" : String.valueOf(at.get(0))) + "`";
+      }
+      return "–";
+    }));
+    return t.render();
+  }
+
+  static String targets(List<Map<String, Object>> results) {
+    MarkdownTable t = new MarkdownTable(each(results, r -> r.get("targets") + " targets"));
+    t.row("API requests at startup (until every status written)", "≤ 1 status write per target + constant",
+        "3054 at 1000", each(results, r -> String.valueOf(r.get("startupRequests"))));
+    for (String verb : List.of("LIST", "WATCH", "GET", "PATCH", "UPDATE", "POST", "DELETECOLLECTION", "DELETE")) {
+      t.row("… of which " + verb, "", verb.equals("DELETECOLLECTION") ? "1 per target" : "", each(results, r -> {
+        long sum = map(r.get("startupByVerbResource")).entrySet().stream()
+            .filter(e -> e.getKey().startsWith(verb + " ")).mapToLong(e -> ((Number) e.getValue()).longValue()).sum();
+        return Long.toString(sum);
+      }));
+    }
+    t.row("time until every target's status is written (s)", "≤ 60", "153 at 1000",
+        each(results, r -> num(r.get("allStatusesSeconds"), "%.1f")));
+    t.row("time until every target is Ready=True (s)", "", "",
+        each(results, r -> num(r.get("allReadySeconds"), "%.1f")));
+    t.row("API requests in the steady window", "", "",
+        each(results, r -> r.get("steadyRequests") + " in " + r.get("steadyWindowSeconds") + " s"));
+    t.row("background: the API server's own, without the operator", "", "",
+        each(results, r -> r.get("backgroundRequests") + " in " + r.get("backgroundWindowSeconds") + " s"));
+    return t.render();
+  }
+}

@@ -1,0 +1,33 @@
+package io.kollect.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class DeployJvmOptionsTest {
+
+  @Test
+  void readsJavaToolOptionsOfTheShippedDeployment() throws Exception {
+    // The module runs its tests from kollect-bench/, so the shipped manifest is one level up.
+    assertThat(DeployJvmOptions.read(Path.of("../deploy/manager/deployment.yaml")))
+        .isNotEmpty()
+        .allMatch(o -> o.startsWith("-"));
+  }
+
+  @Test
+  void splitsTheValueOnWhitespace() throws Exception {
+    var yaml = new com.fasterxml.jackson.databind.ObjectMapper(
+        new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree("""
+        spec:
+          template:
+            spec:
+              containers:
+                - name: kollect
+                  env:
+                    - {name: OTHER, value: x}
+                    - {name: JAVA_TOOL_OPTIONS, value: " -XX:MaxRAMPercentage=70  -XX:+ExitOnOutOfMemoryError "}
+        """);
+    assertThat(DeployJvmOptions.parse(yaml)).containsExactly("-XX:MaxRAMPercentage=70", "-XX:+ExitOnOutOfMemoryError");
+  }
+}
