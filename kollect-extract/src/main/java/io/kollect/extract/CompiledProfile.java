@@ -17,6 +17,7 @@ public final class CompiledProfile {
   private final String name;
   private final Map<GroupVersionKind, CompiledRule> rules;
   private final List<String> warnings;
+  private final StringPool namespaces = new StringPool(10_000);
 
   CompiledProfile(String name, List<CompiledRule> rules) {
     this(name, rules, List.of());
@@ -77,9 +78,12 @@ public final class CompiledProfile {
     if (rule == null) {
       return Optional.empty();
     }
+    // One type instance and one string per namespace for every record of the profile: an
+    // inventory holds a record per object, and these repeat across all of them.
+    gvk = rule.gvk;
     JsonNode metadata = object.path("metadata");
     String objName = metadata.path("name").asText("");
-    String namespace = metadata.path("namespace").asText("");
+    String namespace = namespaces.intern(metadata.path("namespace").asText(""));
     namespace = namespace.isEmpty() ? null : namespace;
     String key = gvk.group() + "/" + gvk.kind() + "/" + (namespace == null ? "" : namespace) + "/" + objName;
     if (objName.isEmpty()) {

@@ -5,8 +5,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -14,8 +12,9 @@ import java.util.Objects;
  * One exported record: the scrubbed, declared view of one Kubernetes object for one target, in the
  * stable JSON format documented in {@code docs/record-format.md}.
  *
- * <p>{@code fields} values keep their JSON types. Records are immutable: the maps are unmodifiable
- * copies and the {@link JsonNode} values must not be mutated by anyone holding a record.
+ * <p>{@code fields} values keep their JSON types. Records are immutable: the maps are read-only
+ * copies in the given order (shared between records derived from one another) and the {@link
+ * JsonNode} values must not be mutated by anyone holding a record.
  *
  * @param op {@link Op#UPSERT} or {@link Op#DELETE}
  * @param cluster cluster name
@@ -82,10 +81,10 @@ public record Record(
     Objects.requireNonNull(op, "op");
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(name, "name");
-    fields = fields == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(fields));
-    labels = labels == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(labels));
-    annotations =
-        annotations == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(annotations));
+    // Read-only ordered copies; a record made from another (withSequence, tombstone) shares them.
+    fields = FrozenMap.of(fields);
+    labels = FrozenMap.of(labels);
+    annotations = FrozenMap.of(annotations);
   }
 
   /**
