@@ -89,8 +89,8 @@ public final class KollectOperator implements AutoCloseable {
     return InformerOptions.defaults().withCluster(config.clusterName())
         .withResyncPeriod(config.resyncPeriod()).withMetrics(metrics)
         .withWatchLiveness(config.watchLiveness())
-        .withListPageSize(config.listPageSize());
-    // --informer-cluster-wide-threshold (one informer per type past N namespaces) goes here.
+        .withListPageSize(config.listPageSize())
+        .withClusterWideThreshold(config.clusterWideThreshold());
   }
 
   /** The digest key resolved at construction (given to the engine, see {@link #engineSettings}). */

@@ -1,5 +1,6 @@
 package io.kollect.operator;
 
+import io.kollect.informers.InformerOptions;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,6 +37,9 @@ import java.util.function.Predicate;
  *     or {@code --digest-key-file}); {@link DigestKeySource#none()} for names and lengths only
  * @param listPageSize objects per page of an informer's list ({@code --list-page-size}): a list is
  *     never held whole in memory
+ * @param clusterWideThreshold past this many namespaces (the union over the targets reading a
+ *     type), one cluster-wide informer serves the type instead of one per namespace, when the
+ *     operator may list it cluster-wide ({@code --informer-cluster-wide-threshold})
  */
 public record OperatorConfig(
     String clusterName,
@@ -55,7 +59,8 @@ public record OperatorConfig(
     String defaultServiceAccount,
     Set<String> clusterWideNamespaces,
     DigestKeySource digestKey,
-    int listPageSize) {
+    int listPageSize,
+    int clusterWideThreshold) {
 
   /** Informers list in pages of 500 objects (as client-go's pager). */
   public static final int DEFAULT_LIST_PAGE_SIZE = 500;
@@ -75,7 +80,8 @@ public record OperatorConfig(
     this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
         includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
         stdoutRecords, DEFAULT_STATUS_WRITE_INTERVAL, DEFAULT_WATCH_LIVENESS,
-        DEFAULT_SERVICE_ACCOUNT, Set.of(), DigestKeySource.none(), DEFAULT_LIST_PAGE_SIZE);
+        DEFAULT_SERVICE_ACCOUNT, Set.of(), DigestKeySource.none(), DEFAULT_LIST_PAGE_SIZE,
+        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD);
   }
 
   /** The settings of issue 12, with the default list page size. */
@@ -88,7 +94,8 @@ public record OperatorConfig(
     this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
         includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
         stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, DEFAULT_LIST_PAGE_SIZE);
+        clusterWideNamespaces, digestKey, DEFAULT_LIST_PAGE_SIZE,
+        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD);
   }
 
   public OperatorConfig {
@@ -117,6 +124,10 @@ public record OperatorConfig(
     if (listPageSize < 1) {
       throw new IllegalArgumentException("--list-page-size must be at least 1, got " + listPageSize);
     }
+    if (clusterWideThreshold < 0) {
+      throw new IllegalArgumentException("--informer-cluster-wide-threshold must be zero or "
+          + "positive, got " + clusterWideThreshold);
+    }
   }
 
   private static final java.util.regex.Pattern DNS_LABEL =
@@ -135,7 +146,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, interval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
   }
 
   /** This configuration with another watch liveness window. */
@@ -143,7 +154,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, window, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
   }
 
   /** This configuration with the tenancy settings of issue 12 item 5. */
@@ -151,7 +162,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, serviceAccount,
-        trustedNamespaces, digestKey, listPageSize);
+        trustedNamespaces, digestKey, listPageSize, clusterWideThreshold);
   }
 
   /** This configuration with a digest key source. */
@@ -159,7 +170,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness,
-        defaultServiceAccount, clusterWideNamespaces, source, listPageSize);
+        defaultServiceAccount, clusterWideNamespaces, source, listPageSize, clusterWideThreshold);
   }
 
   /** This configuration listing in pages of {@code size} objects ({@code --list-page-size}). */
@@ -167,7 +178,15 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, size);
+        clusterWideNamespaces, digestKey, size, clusterWideThreshold);
+  }
+
+  /** This configuration with another {@code --informer-cluster-wide-threshold}. */
+  public OperatorConfig withClusterWideThreshold(int namespaces) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, listPageSize, namespaces);
   }
 
   /** This configuration printing records to {@code out} ({@code --stdout}), or not. */
@@ -175,7 +194,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, out, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
   }
 
   /** This configuration keeping checkpoints in files under {@code dir} ({@code --checkpoint-dir}). */
@@ -183,7 +202,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, dir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
   }
 
   /**

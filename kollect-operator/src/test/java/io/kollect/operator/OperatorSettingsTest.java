@@ -33,6 +33,17 @@ class OperatorSettingsTest {
   }
 
   @Test
+  void oneClusterWideInformerServesATypePastEightNamespacesUnlessTheFlagSaysOtherwise() {
+    OperatorMetrics metrics = new OperatorMetrics();
+    assertThat(KollectOperator.informerOptions(config(), metrics).clusterWideThreshold())
+        .isEqualTo(8);
+    assertThat(KollectOperator.informerOptions(config().withClusterWideThreshold(0), metrics)
+        .clusterWideThreshold()).isZero();
+    assertThatThrownBy(() -> config().withClusterWideThreshold(-1))
+        .hasMessageContaining("--informer-cluster-wide-threshold");
+  }
+
+  @Test
   void theClientDefaultsAllowAThousandTargetsStatusesWithinAMinute() {
     // One status write per target at start (StartupApiLoadIT): 1000 writes at the default rate.
     assertThat(1000 / KubeClients.DEFAULT_QPS).isLessThanOrEqualTo(30);

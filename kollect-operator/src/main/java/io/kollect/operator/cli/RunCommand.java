@@ -127,6 +127,12 @@ final class RunCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   int listPageSize;
 
+  @Option(names = "--informer-cluster-wide-threshold", paramLabel = "N", defaultValue = "8",
+      description = "Past this many namespaces read of one type, one cluster-wide informer serves "
+          + "it instead of one per namespace, when the operator may list it cluster-wide "
+          + "(default: ${DEFAULT-VALUE}).")
+  int clusterWideThreshold;
+
   @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
       description = "trace, debug, info, warn or error (default: ${DEFAULT-VALUE}).")
   String logLevel;
@@ -220,7 +226,7 @@ final class RunCommand implements Callable<Integer> {
             Optional.ofNullable(checkpointDir), ns,
             stdout ? Optional.of(parent.out()) : Optional.empty(),
             statusWriteInterval, watchLiveness, defaultServiceAccount,
-            Set.copyOf(clusterWideNamespaces), digestKey, listPageSize);
+            Set.copyOf(clusterWideNamespaces), digestKey, listPageSize, clusterWideThreshold);
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       }
