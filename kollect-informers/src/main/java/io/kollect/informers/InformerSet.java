@@ -211,6 +211,16 @@ final class InformerSet<H extends InformerSet.Member> {
         && (ScopePlanner.ALL.equals(h.scope()) || h.scope().equals(namespace));
   }
 
+  /** A replaced informer, still draining, that served {@code namespace} before {@code h}. */
+  H predecessor(H h, String namespace) {
+    for (H d : draining) {
+      if (d != h && (ScopePlanner.ALL.equals(d.scope()) || d.scope().equals(namespace))) {
+        return d;
+      }
+    }
+    return null;
+  }
+
   static <H> H covering(Map<String, H> handles, String namespace) {
     H h = handles.get(ScopePlanner.ALL);
     return h == null && namespace != null ? handles.get(namespace) : h;

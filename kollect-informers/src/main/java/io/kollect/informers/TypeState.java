@@ -454,8 +454,21 @@ final class TypeState {
     }
     String namespace = obj.getMetadata().getNamespace();
     registry.options().metrics().event(type, kind);
-    router.route(kind, cached, previous,
-        l -> informers.speaksFor(h, namespace, l::coveredBy), handover);
+    java.util.function.Predicate<LeaseHandle> eligible =
+        l -> informers.speaksFor(h, namespace, l::coveredBy);
+    if (kind == ResourceEvent.Kind.ADDED) {
+      // fabric8 may hand a new informer's first-list adds to handlers after it took over; what
+      // its predecessor held at that version, the predecessor's leases have been told already
+      InformerHandle before = informers.predecessor(h, namespace);
+      GenericKubernetesResource known = before == null ? null
+          : before.store.get(Cache.metaNamespaceKeyFunc(obj));
+      if (known != null && Objects.equals(known.getMetadata().getResourceVersion(),
+          obj.getMetadata().getResourceVersion())) {
+        ObjectProjection told = before.projection();
+        eligible = eligible.and(l -> !l.coveredBy(told));
+      }
+    }
+    router.route(kind, cached, previous, eligible, handover);
     reportCachedObjects();
   }
 
