@@ -211,6 +211,12 @@ final class TypeState {
       handover = new Handover();
     }
     onSwitch(informers.apply(plan.scopes(), plan.projection()));
+    if (informers.active().isEmpty() && !plan.scopes().isEmpty()) {
+      // The first list: leases already read (get) and hear events from the informers that are
+      // listing, so the version names their shape now; promoting them later changes nothing, and
+      // what a consumer derived from the streamed objects stays valid after the sync.
+      noteProjection(plan.projection());
+    }
     noteSwitching();
     skipped = plan.skipped();
     if (!plan.skipped().isEmpty()) {
