@@ -87,4 +87,20 @@ class EventRouterTest {
     router.route(Kind.DELETED, cm("a", "x", "3", Map.of()), null, l -> true, handover);
     assertThat(listener.events).extracting(ResourceEvent::kind).containsExactly(Kind.UPDATED, Kind.DELETED);
   }
+
+  @Test
+  void duringASwitchAVersionTheSlowerInformerHandsOutAfterTheFasterMovedOnIsNotAnnouncedAgain() {
+    RecordingListener listener = new RecordingListener();
+    router.leases(List.of(lease(Set.of("a"), null, listener)));
+    Handover handover = new Handover();
+    // the faster watch delivers versions 2 and 3, then the slower one delivers 2 and 3 as well
+    for (int round = 0; round < 2; round++) {
+      router.route(Kind.UPDATED, cm("a", "x", "2", Map.of()), cm("a", "x", "1", Map.of()),
+          l -> true, handover);
+      router.route(Kind.UPDATED, cm("a", "x", "3", Map.of()), cm("a", "x", "2", Map.of()),
+          l -> true, handover);
+    }
+    assertThat(listener.events).extracting(e -> e.object().getMetadata().getResourceVersion())
+        .containsExactly("2", "3");
+  }
 }
