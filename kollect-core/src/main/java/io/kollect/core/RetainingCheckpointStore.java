@@ -3,6 +3,7 @@ package io.kollect.core;
 import io.kollect.export.CheckpointStore;
 import io.kollect.export.ExportedEntry;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The host's checkpoint store, with deletes suppressed while the engine steps down from exporting.
@@ -41,6 +42,16 @@ final class RetainingCheckpointStore implements CheckpointStore {
   @Override
   public void save(String target, String sink, Map<String, ExportedEntry> entries) {
     delegate.save(target, sink, entries);
+  }
+
+  /**
+   * Hands deltas straight to the host's store: the interface's default would load, merge and save
+   * the whole state on every write, turning the store's O(changed) log back into a full rewrite.
+   */
+  @Override
+  public void apply(String target, String sink, Map<String, ExportedEntry> changed,
+      Set<String> removed) {
+    delegate.apply(target, sink, changed, removed);
   }
 
   @Override
