@@ -282,13 +282,21 @@ public final class Exporter implements AutoCloseable {
     ensureOpen();
     Map<String, Record> current = index(target, desired);
     Set<String> sinks = Set.copyOf(sinkNames);
+    underTargetLock(target, ts -> convergeLocked(ts, sinks, current));
+  }
+
+  /**
+   * Runs {@code action} holding the monitor of the target's state, created if missing; a state a
+   * concurrent removal discarded meanwhile is looked up again.
+   */
+  private void underTargetLock(String target, java.util.function.Consumer<TargetState> action) {
     while (true) {
       TargetState ts = targets.computeIfAbsent(target, TargetState::new);
       synchronized (ts) {
         if (ts.discarded) {
           continue;
         }
-        convergeLocked(ts, sinks, current);
+        action.accept(ts);
         return;
       }
     }
@@ -321,16 +329,7 @@ public final class Exporter implements AutoCloseable {
     ensureOpen();
     Map<String, Record> changed = index(target, upserts);
     Set<String> sinks = Set.copyOf(sinkNames);
-    while (true) {
-      TargetState ts = targets.computeIfAbsent(target, TargetState::new);
-      synchronized (ts) {
-        if (ts.discarded) {
-          continue;
-        }
-        updateLocked(ts, sinks, changed, deletedKeys);
-        return;
-      }
-    }
+    underTargetLock(target, ts -> updateLocked(ts, sinks, changed, deletedKeys));
   }
 
   /** Caller holds {@code ts}'s monitor. */
@@ -369,21 +368,12 @@ public final class Exporter implements AutoCloseable {
           k -> new SinkState(ts.target, k, loadCheckpoint(ts.target, k)));
       List<Pending> out = new ArrayList<>();
       for (Map.Entry<String, Record> e : changed.entrySet()) {
-        String key = e.getKey();
-        Record r = e.getValue();
-        ExportedEntry prev = st.enqueued.get(key);
-        if (prev == null || !r.contentHash().equals(prev.contentHash())) {
-          Record sent = r.withSequence(sequences.next());
-          ExportedEntry entry = ExportedEntry.sent(sent, now);
-          st.enqueued.put(key, entry);
-          out.add(new Pending(st, key, sent, entry));
-        }
+        offerIfChanged(st, e.getKey(), e.getValue(), now, out);
       }
       for (String key : deletedKeys) {
         ExportedEntry prev = st.enqueued.remove(key);
         if (prev != null) {
-          Record tombstone = tombstone(ts.target, prev).withSequence(sequences.next());
-          out.add(new Pending(st, key, tombstone, prev));
+          out.add(tombstoneOf(ts.target, st, key, prev));
         }
       }
       channel.enqueue(out);
@@ -548,16 +538,7 @@ public final class Exporter implements AutoCloseable {
     List<Pending> out = new ArrayList<>();
     Instant now = clock.instant();
     for (Map.Entry<String, Record> e : ts.current.entrySet()) {
-      String key = e.getKey();
-      Record r = e.getValue();
-      ExportedEntry prev = enqueued.get(key);
-      if (prev == null || !r.contentHash().equals(prev.contentHash())) {
-        // a new state: a new sequence, larger than any this key had (also before a restart)
-        Record sent = r.withSequence(sequences.next());
-        ExportedEntry entry = ExportedEntry.sent(sent, now);
-        enqueued.put(key, entry);
-        out.add(new Pending(st, key, sent, entry));
-      }
+      offerIfChanged(st, e.getKey(), e.getValue(), now, out);
     }
     // Every current key is in `enqueued` now, so it holds vanished keys exactly when it is larger;
     // an unchanged set costs one lookup per record and no second pass.
@@ -568,12 +549,32 @@ public final class Exporter implements AutoCloseable {
         Map.Entry<String, ExportedEntry> e = it.next();
         if (!ts.current.containsKey(e.getKey())) {
           it.remove();
-          Record tombstone = tombstone(ts.target, e.getValue()).withSequence(sequences.next());
-          out.add(new Pending(st, e.getKey(), tombstone, e.getValue()));
+          out.add(tombstoneOf(ts.target, st, e.getKey(), e.getValue()));
         }
       }
     }
     channel.enqueue(out);
+  }
+
+  /**
+   * Hands {@code r} to the sink's buffer when its content differs from what was last handed over
+   * for the key: a new state gets a new sequence, larger than any this key had (also before a
+   * restart). Caller holds the target's monitor.
+   */
+  private void offerIfChanged(SinkState st, String key, Record r, Instant now,
+      List<Pending> out) {
+    ExportedEntry prev = st.enqueued.get(key);
+    if (prev == null || !r.contentHash().equals(prev.contentHash())) {
+      Record sent = r.withSequence(sequences.next());
+      ExportedEntry entry = ExportedEntry.sent(sent, now);
+      st.enqueued.put(key, entry);
+      out.add(new Pending(st, key, sent, entry));
+    }
+  }
+
+  /** The DELETE of a key that left the set, with a new sequence. */
+  private Pending tombstoneOf(String target, SinkState st, String key, ExportedEntry last) {
+    return new Pending(st, key, tombstone(target, last).withSequence(sequences.next()), last);
   }
 
   private Record tombstone(String target, ExportedEntry e) {
