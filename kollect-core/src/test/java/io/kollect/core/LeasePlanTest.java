@@ -2,15 +2,12 @@ package io.kollect.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.kollect.extract.CompiledProfile;
 import io.kollect.extract.FieldRule;
 import io.kollect.extract.ProfileCompiler;
 import io.kollect.extract.ProfileSpec;
 import io.kollect.extract.ResourceRule;
-import io.kollect.informers.InformerLease;
 import io.kollect.informers.LeaseListener;
-import io.kollect.informers.LeaseRequest;
 import io.kollect.informers.LeaseStatus;
 import io.kollect.informers.ResourceEvent;
 import java.util.ArrayList;
@@ -25,37 +22,8 @@ class LeasePlanTest {
   private final TargetIndex index = new TargetIndex();
   private final LeasePlan plan = new LeasePlan((request, listener) -> {
     log.add("open " + request.namespaces());
-    return new InformerLease() {
-      @Override
-      public LeaseRequest request() {
-        return request;
-      }
-
-      @Override
-      public List<GenericKubernetesResource> list() {
-        return List.of();
-      }
-
-      @Override
-      public GenericKubernetesResource get(String namespace, String name) {
-        return null;
-      }
-
-      @Override
-      public boolean hasSynced() {
-        return true;
-      }
-
-      @Override
-      public LeaseStatus status() {
-        return new LeaseStatus(request.type(), true, true, List.of());
-      }
-
-      @Override
-      public void close() {
-        log.add("close " + request.namespaces());
-      }
-    };
+    return new EmptyLease(request, new LeaseStatus(request.type(), true, true, List.of()),
+        () -> log.add("close " + request.namespaces()));
   }, index, new RequestedProjections());
   private final LeaseListener listener = new LeaseListener() {
     @Override

@@ -2,10 +2,8 @@ package io.kollect.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.kollect.informers.InformerLease;
 import io.kollect.informers.LeaseRequest;
-import io.kollect.informers.LeaseStatus;
 import io.kollect.informers.ResourceType;
 import java.util.List;
 import java.util.Set;
@@ -15,32 +13,6 @@ class RequestedProjectionsTest {
 
   static final ResourceType CM = new ResourceType("", "v1", "ConfigMap");
   static final ResourceType SVC = new ResourceType("", "v1", "Service");
-
-  /** A lease that holds nothing; only its request matters here. */
-  record EmptyLease(LeaseRequest request) implements InformerLease {
-    @Override
-    public List<GenericKubernetesResource> list() {
-      return List.of();
-    }
-
-    @Override
-    public GenericKubernetesResource get(String namespace, String name) {
-      return null;
-    }
-
-    @Override
-    public boolean hasSynced() {
-      return true;
-    }
-
-    @Override
-    public LeaseStatus status() {
-      return new LeaseStatus(request.type(), true, true, List.of());
-    }
-
-    @Override
-    public void close() {}
-  }
 
   static InformerLease lease(ResourceType type, List<List<String>> paths) {
     return new EmptyLease(new LeaseRequest(type, Set.of(), null, Set.of(), paths));

@@ -2,9 +2,7 @@ package io.kollect.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.kollect.informers.InformerLease;
-import io.kollect.informers.LeaseRequest;
 import io.kollect.informers.LeaseStatus;
 import io.kollect.informers.ResourceType;
 import java.time.Instant;
@@ -19,31 +17,6 @@ class SyncGateTest {
   static final ResourceType CM = new ResourceType("", "v1", "ConfigMap");
   static final ResourceType CRD = new ResourceType("x.io", "v1", "Thing");
 
-  record StatusLease(LeaseStatus status) implements InformerLease {
-    @Override
-    public LeaseRequest request() {
-      return LeaseRequest.all(status.type());
-    }
-
-    @Override
-    public List<GenericKubernetesResource> list() {
-      return List.of();
-    }
-
-    @Override
-    public GenericKubernetesResource get(String namespace, String name) {
-      return null;
-    }
-
-    @Override
-    public boolean hasSynced() {
-      return status.synced();
-    }
-
-    @Override
-    public void close() {}
-  }
-
   private final TargetRuntime rt = new TargetRuntime(TargetRuntime.Definition.of(new TargetSpec(
       new TargetId("ns", "t"), 1, "p", TargetScope.everything(), List.of(), false)));
 
@@ -51,8 +24,8 @@ class SyncGateTest {
   void theGateOpensOnlyWhenEveryServedTypeIsSyncedAndANotServedTypeCountsAsSettled() {
     SyncGate gate = new SyncGate(TenantBoundary.off(), LeaseSignals.FROM_LEASE_STATUS);
     Map<ResourceType, InformerLease> leases = new LinkedHashMap<>();
-    leases.put(CM, new StatusLease(new LeaseStatus(CM, true, false, List.of())));
-    leases.put(CRD, new StatusLease(new LeaseStatus(CRD, false, false, List.of(
+    leases.put(CM, EmptyLease.reporting(new LeaseStatus(CM, true, false, List.of())));
+    leases.put(CRD, EmptyLease.reporting(new LeaseStatus(CRD, false, false, List.of(
         new LeaseStatus.Skipped("*", LeaseStatus.Skipped.NOT_SERVED, "no such type")))));
     StatusBuilder status = new StatusBuilder(rt, rt.spec(), Instant.EPOCH);
     SyncGate.Verdict waiting = gate.check(leases, null, true, status);
@@ -60,7 +33,7 @@ class SyncGateTest {
     assertThat(waiting.unsynced()).containsExactly("v1/ConfigMap");
     assertThat(status.skipped).extracting(SkippedScope::resource).containsExactly("x.io/v1/Thing");
 
-    leases.put(CM, new StatusLease(new LeaseStatus(CM, true, true, List.of(), 3, List.of(
+    leases.put(CM, EmptyLease.reporting(new LeaseStatus(CM, true, true, List.of(), 3, List.of(
         new LeaseStatus.Stalled("ns", Instant.EPOCH, "liveness: no data for 75 s")))));
     StatusBuilder again = new StatusBuilder(rt, rt.spec(), Instant.EPOCH);
     SyncGate.Verdict open = gate.check(leases, null, true, again);
