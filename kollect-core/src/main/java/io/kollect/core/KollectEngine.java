@@ -13,6 +13,7 @@ import io.kollect.export.SinkOptions;
 import io.kollect.extract.CompiledProfile;
 import io.kollect.extract.ExtractOptions;
 import io.kollect.extract.ProfileCompiler;
+import io.kollect.extract.ProfileDiff;
 import io.kollect.extract.ProfileSpec;
 import io.kollect.extract.ProfileValidationException;
 import io.kollect.informers.InformerLease;
@@ -572,6 +573,73 @@ public final class KollectEngine implements AutoCloseable {
     }
   }
 
+  // ---- clusters (issue "Remote clusters") -----------------------------------------------------
+
+  /**
+   * Re-opens the cluster: its credentials or address changed. The old client is released, a new
+   * one opened and its informers re-established; targets converge sending nothing that did not
+   * change. Does nothing when no target reads the cluster.
+   */
+  public void clusterChanged(String cluster) {
+    throw new UnsupportedOperationException("issue 14: not yet");
+  }
+
+  /** The health of the engine's connection to {@code cluster}, while a target reads it. */
+  public Optional<ClusterHealth> clusterHealth(String cluster) {
+    throw new UnsupportedOperationException("issue 14: not yet");
+  }
+
+  /** The health of every cluster some target reads, the engine's own included. */
+  public List<ClusterHealth> clusterHealth() {
+    throw new UnsupportedOperationException("issue 14: not yet");
+  }
+
+  /** Registers a listener for cluster health changes and releases. */
+  public void addClusterHealthListener(ClusterHealthListener listener) {
+    throw new UnsupportedOperationException("issue 14: not yet");
+  }
+
+  // ---- safe change (issue "Safe change") ------------------------------------------------------
+
+  /**
+   * Queues a full pass of the target now, as a host does for Flux's {@code
+   * reconcile.fluxcd.io/requestedAt}-style annotation; also closes its circuit for one attempt.
+   */
+  public void requestFullPass(TargetId id) {
+    throw new UnsupportedOperationException("issue 16: not yet");
+  }
+
+  /**
+   * Pauses or resumes a sink: while suspended nothing is handed to it and targets naming it say
+   * so; on resume it receives only what changed meanwhile.
+   */
+  public void setSinkSuspended(String sink, boolean suspended) {
+    throw new UnsupportedOperationException("issue 16: not yet");
+  }
+
+  /**
+   * Evaluates {@code candidate} beside profile {@code name} for every target that uses it, over
+   * the same cached objects, delivering nothing of it; {@link #shadowDiff} reports the difference.
+   * Replaces an earlier candidate of the profile.
+   */
+  public void putShadowProfile(String name, ProfileSpec candidate) {
+    throw new UnsupportedOperationException("issue 16: not yet");
+  }
+
+  /** Stops evaluating the profile's candidate. */
+  public void removeShadowProfile(String name) {
+    throw new UnsupportedOperationException("issue 16: not yet");
+  }
+
+  /**
+   * The difference between the profile's candidate and what its targets deliver, summed over
+   * those targets (and their clusters); empty when no candidate is set or it is not yet
+   * evaluated.
+   */
+  public Optional<ProfileDiff> shadowDiff(String name) {
+    throw new UnsupportedOperationException("issue 16: not yet");
+  }
+
   // ---- package-private hooks for tests ---------------------------------------------------------
 
   /** How many reconciles of the target ran (including ones that waited for sync). */
@@ -739,6 +807,27 @@ public final class KollectEngine implements AutoCloseable {
     }
 
     /** Cluster name written into every record (default {@code "default"}). */
+    /**
+     * Where targets' {@link TargetSpec#clusters() other clusters} come from (default: none; a
+     * target naming one reports {@code ClusterNotFound}).
+     */
+    public Builder clusterConnections(ClusterConnections connections) {
+      throw new UnsupportedOperationException("issue 14: not yet");
+    }
+
+    /**
+     * Opens a target's circuit after {@code failures} consecutive failed reconciles, skipping it
+     * for a cool-down that doubles per failed half-open attempt up to {@code maxCooldown}.
+     */
+    public Builder circuitBreaker(int failures, Duration maxCooldown) {
+      throw new UnsupportedOperationException("issue 16: not yet");
+    }
+
+    /** Warns ({@code HighCardinality}) when a target holds more objects (default 10,000). */
+    public Builder warnObjectsPerTarget(int objects) {
+      throw new UnsupportedOperationException("issue 16: not yet");
+    }
+
     public Builder cluster(String cluster) {
       requireName(cluster, "cluster");
       this.cluster = cluster;

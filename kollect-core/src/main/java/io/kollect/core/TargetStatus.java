@@ -24,6 +24,10 @@ import java.util.TreeMap;
  * @param deliveries how this target's records are being delivered, by sink name: when a sink last
  *     acknowledged them, how many are pending, whether writes keep failing and which records it
  *     refused for good (empty while this instance does not export)
+ * @param clusters one entry per cluster the target reads, by cluster name, when its spec names
+ *     {@link TargetSpec#clusters() clusters}; empty for a target of the engine's own cluster only.
+ *     The other components sum over the clusters (counts, errors) or merge them (conditions are
+ *     {@code Ready} only when every cluster is).
  */
 public record TargetStatus(
     TargetId id,
@@ -34,7 +38,8 @@ public record TargetStatus(
     Instant lastExport,
     int extractionErrorCount,
     List<ExtractionError> extractionErrors,
-    Map<String, DeliveryStatus> deliveries) {
+    Map<String, DeliveryStatus> deliveries,
+    List<ClusterPart> clusters) {
 
   /** How many failing objects a status names at most. */
   public static final int EXTRACTION_ERROR_SAMPLES = 5;
@@ -46,6 +51,28 @@ public record TargetStatus(
     extractionErrors = extractionErrors == null ? List.of() : List.copyOf(extractionErrors);
     deliveries = deliveries == null ? Map.of()
         : Collections.unmodifiableMap(new TreeMap<>(deliveries));
+    clusters = clusters == null ? List.of() : List.copyOf(clusters);
+  }
+
+  /**
+   * One cluster's part of a target.
+   *
+   * @param name the cluster's name (the {@code cluster} value of its records)
+   * @param ready whether this cluster's part is {@code Ready}
+   * @param objects objects exported from this cluster
+   * @param reason the CamelCase reason of this part's {@code Ready} condition
+   * @param message why it is not ready, or a short summary; never a credential
+   */
+  public record ClusterPart(String name, boolean ready, int objects, String reason,
+      String message) {}
+
+  /** A status of the engine's own cluster only. */
+  public TargetStatus(TargetId id, long observedGeneration, List<Condition> conditions,
+      Map<String, Integer> objectCounts, List<SkippedScope> skipped, Instant lastExport,
+      int extractionErrorCount, List<ExtractionError> extractionErrors,
+      Map<String, DeliveryStatus> deliveries) {
+    this(id, observedGeneration, conditions, objectCounts, skipped, lastExport,
+        extractionErrorCount, extractionErrors, deliveries, List.of());
   }
 
   /** A status without delivery information. */
@@ -59,7 +86,7 @@ public record TargetStatus(
   /** This status with fresh delivery figures; everything else unchanged. */
   public TargetStatus withDeliveries(Map<String, DeliveryStatus> fresh) {
     return new TargetStatus(id, observedGeneration, conditions, objectCounts, skipped, lastExport,
-        extractionErrorCount, extractionErrors, fresh);
+        extractionErrorCount, extractionErrors, fresh, clusters);
   }
 
   /** A status without extraction errors. */

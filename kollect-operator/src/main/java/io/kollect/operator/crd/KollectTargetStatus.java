@@ -18,6 +18,7 @@ import java.util.Map;
  * @param objects exported objects in total (the printer column)
  * @param inventory how writing the KollectInventory objects goes, when the target writes them
  * @param sinks per sink: the last acknowledged delivery, pending records and failures
+ * @param clusters per cluster the target reads (when it names clusters): ready, objects, why not
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record KollectTargetStatus(
@@ -30,12 +31,35 @@ public record KollectTargetStatus(
     @JsonPropertyDescription("How writing the KollectInventory objects goes.")
         InventoryStatus inventory,
     @JsonPropertyDescription("Per sink: the last acknowledged delivery, pending records, failures.")
-        List<SinkStatus> sinks) {
+        List<SinkStatus> sinks,
+    @JsonPropertyDescription("Per cluster the target reads: whether it is ready, its objects, "
+        + "and why not.")
+        List<ClusterEntry> clusters) {
+
+  /**
+   * {@code status.clusters[]}.
+   *
+   * @param name the cluster's name (the {@code cluster} value in records)
+   * @param ready whether this cluster's part of the target is ready
+   * @param objects objects exported from this cluster
+   * @param message why it is not ready (never a credential)
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record ClusterEntry(String name, Boolean ready, Integer objects, String message) {}
+
+  /** The status before issue 14 (one cluster). */
+  public KollectTargetStatus(Long observedGeneration, List<Condition> conditions,
+      Map<String, Integer> objectCounts, List<SkippedEntry> skipped, String lastExportTime,
+      Integer objects, InventoryStatus inventory, List<SinkStatus> sinks) {
+    this(observedGeneration, conditions, objectCounts, skipped, lastExportTime, objects, inventory,
+        sinks, null);
+  }
 
   /** The status before issue 12 (no totals, no inventory block, no per-sink deliveries). */
   public KollectTargetStatus(Long observedGeneration, List<Condition> conditions,
       Map<String, Integer> objectCounts, List<SkippedEntry> skipped, String lastExportTime) {
-    this(observedGeneration, conditions, objectCounts, skipped, lastExportTime, null, null, null);
+    this(observedGeneration, conditions, objectCounts, skipped, lastExportTime, null, null, null,
+        null);
   }
 
   /**
