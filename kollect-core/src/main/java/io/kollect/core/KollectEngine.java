@@ -106,6 +106,8 @@ public final class KollectEngine implements AutoCloseable {
         t.setDaemon(true);
         return t;
       });
+  /** Candidate profiles evaluated beside their targets (issue "Safe change"). */
+  private final ShadowEvaluation shadows;
   private volatile boolean exportEnabled;
   private volatile boolean started;
   private volatile boolean closed;
@@ -171,6 +173,21 @@ public final class KollectEngine implements AutoCloseable {
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
         Clock.systemUTC(), boundary, new RequestedProjections(), LeaseSignals.FROM_LEASE_STATUS,
         b.fullPassInterval);
+    this.shadows = new ShadowEvaluation(b.cluster, registry::lease,
+        obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
+        b.namespaceFilter, boundary, extractOptions, this::targetsUsing, Clock.systemUTC(),
+        b.shadowInterval);
+  }
+
+  private List<TargetRuntime> targetsUsing(String profile) {
+    List<TargetRuntime> out = new ArrayList<>();
+    for (TargetId id : index.referencingProfile(profile)) {
+      TargetRuntime rt = targets.get(id);
+      if (rt != null) {
+        out.add(rt);
+      }
+    }
+    return out;
   }
 
   /** Re-enqueues the targets read as the ServiceAccount whose access answer changed. */
@@ -356,6 +373,7 @@ public final class KollectEngine implements AutoCloseable {
     }
     index.remove(id);
     reconciler.remove(rt);
+    shadows.targetGone(rt.spec().profileRef());
     for (TargetStatusListener l : listeners) {
       try {
         l.onRemoved(id);
@@ -563,6 +581,7 @@ public final class KollectEngine implements AutoCloseable {
       }
     }
     deliveryRefresh.shutdownNow();
+    shadows.close();
     if (accessDecisions != null) {
       accessDecisions.close();
     }
@@ -623,12 +642,24 @@ public final class KollectEngine implements AutoCloseable {
    * Replaces an earlier candidate of the profile.
    */
   public void putShadowProfile(String name, ProfileSpec candidate) {
-    throw new UnsupportedOperationException("issue 16: not yet");
+    requireName(name, "profile name");
+    Objects.requireNonNull(candidate, "candidate");
+    ensureOpen();
+    shadows.put(name, candidate);
+    shadowError(name).ifPresent(e -> LOG.warn("candidate of profile {}: {}", name, e));
   }
 
-  /** Stops evaluating the profile's candidate. */
+  /**
+   * Why the profile's candidate cannot be evaluated (its validation message), when it is
+   * invalid; such a candidate is kept, evaluates nothing and {@link #shadowDiff} stays empty.
+   */
+  public Optional<String> shadowError(String name) {
+    return shadows.error(name);
+  }
+
+  /** Stops evaluating the profile's candidate and releases the leases it held. */
   public void removeShadowProfile(String name) {
-    throw new UnsupportedOperationException("issue 16: not yet");
+    shadows.remove(name);
   }
 
   /**
@@ -637,7 +668,7 @@ public final class KollectEngine implements AutoCloseable {
    * evaluated.
    */
   public Optional<ProfileDiff> shadowDiff(String name) {
-    throw new UnsupportedOperationException("issue 16: not yet");
+    return shadows.diff(name);
   }
 
   // ---- package-private hooks for tests ---------------------------------------------------------
@@ -646,6 +677,11 @@ public final class KollectEngine implements AutoCloseable {
   long reconcileCount(TargetId id) {
     TargetRuntime rt = targets.get(id);
     return rt == null ? 0 : rt.reconciles.get();
+  }
+
+  /** How many leases the candidate of the profile holds (over all its targets). */
+  int shadowLeaseCount(String profile) {
+    return shadows.leaseCount(profile);
   }
 
   int informerCount() {
@@ -691,6 +727,7 @@ public final class KollectEngine implements AutoCloseable {
           if (status != null) {
             publish(rt, status);
           }
+          shadows.touched(rt.spec().profileRef());
         }
         queue.forget(id);
       } catch (RuntimeException e) {
@@ -801,6 +838,7 @@ public final class KollectEngine implements AutoCloseable {
     private Duration deliveryStatusInterval = Duration.ofSeconds(5);
     private ExtractOptions extractOptions = ExtractOptions.none();
     private Duration fullPassInterval = TargetReconciler.DEFAULT_FULL_PASS_INTERVAL;
+    private Duration shadowInterval = ShadowEvaluation.DEFAULT_INTERVAL;
 
     private Builder(KubernetesClient client) {
       this.client = Objects.requireNonNull(client, "client");
@@ -1022,6 +1060,20 @@ public final class KollectEngine implements AutoCloseable {
             + interval);
       }
       this.fullPassInterval = interval;
+      return this;
+    }
+
+    /**
+     * Least time between two evaluations of a candidate profile after informer events (default
+     * 10 s): a shadow evaluation costs O(objects of the profile's targets), so it is never run
+     * per event.
+     */
+    public Builder shadowInterval(Duration interval) {
+      if (interval == null || interval.isNegative()) {
+        throw new IllegalArgumentException("shadowInterval: must be zero or positive, got "
+            + interval);
+      }
+      this.shadowInterval = interval;
       return this;
     }
 
