@@ -110,6 +110,12 @@ final class ExportCap {
     }
   }
 
+  /** Whether the target's cap state does not match its spec (set, changed or lifted). */
+  static boolean stale(TargetRuntime rt) {
+    Integer max = rt.definition.spec().maxObjects();
+    return max == null ? rt.cap != null : rt.cap == null || rt.cap.max != Math.max(0, max);
+  }
+
   /**
    * What a full pass hands over: the changes for the inventory view and the set to converge the
    * sinks to, both capped when the target has a cap. Rebuilds {@code rt.cap} from the target's

@@ -31,7 +31,10 @@ final class HandOver {
 
   /** Feeds the changes to the view and, when {@code export}, to the sinks. */
   void delta(TargetRuntime rt, RecordChanges changes, Set<String> sinks, boolean export) {
-    if (rt.cap != null) {
+    if (ExportCap.stale(rt)) {
+      // The cap was set or lifted and no full pass handed over since (e.g. still syncing).
+      changes = ExportCap.full(rt, changes, List.of()).view();
+    } else if (rt.cap != null) {
       changes = rt.cap.apply(changes);
     }
     if (changes.isEmpty()) {
