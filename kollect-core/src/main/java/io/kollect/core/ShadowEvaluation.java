@@ -358,8 +358,14 @@ final class ShadowEvaluation implements AutoCloseable {
         String key = e.getKey().recordKey();
         keys.add(key);
         Record r = e.getValue().record();
-        if (r != null) {
+        if (r != null && rt.cap == null) {
           baseline.put(key, r);
+        }
+      }
+      if (rt.cap != null) {
+        // A capped target delivers its kept set only: compare with what it delivers.
+        for (Record r : rt.cap.kept()) {
+          baseline.put(r.key(), r);
         }
       }
       return new Snapshot(spec, ctx.namespaces(), baseline, keys);
@@ -444,6 +450,20 @@ final class ShadowEvaluation implements AutoCloseable {
       }
     }
     ts.memo = memo;
+    Integer max = snap.spec().maxObjects();
+    if (max != null) {
+      // The candidate would deliver the first max records in key order, as the target does.
+      int kept = 0;
+      for (Map.Entry<String, Object> e : candidate.entrySet()) {
+        if (e.getValue() instanceof Record) {
+          if (kept >= max) {
+            e.setValue(null);
+          } else {
+            kept++;
+          }
+        }
+      }
+    }
     ProfileDiff.Accumulator acc = ProfileDiff.accumulator(ProfileDiff.DEFAULT_SAMPLES);
     TreeSet<String> all = new TreeSet<>(snap.baselineKeys());
     all.addAll(candidate.keySet());

@@ -166,6 +166,32 @@ class ShadowIT {
   }
 
   @Test
+  void aCappedTargetIsComparedOnWhatItDelivers() {
+    cluster.namespace("shadow-d");
+    for (String name : List.of("a", "b", "c")) {
+      cluster.deployment("shadow-d", name, "nginx:1.25", 1);
+    }
+    KollectEngine engine = engine();
+    engine.putProfile("deployments", deploymentProfile());
+    TargetSpec spec = target("capped", "shadow-d", "deployments").toBuilder().maxObjects(1)
+        .build();
+    engine.putTarget(spec);
+    engine.start();
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+
+    engine.putShadowProfile("deployments", new ProfileSpec(List.of(new ResourceRule("apps",
+        "v1", "Deployment", List.of(FieldRule.of("replicas", ".spec.replicas")), List.of(),
+        List.of(), List.of(), false, false))));
+
+    ProfileDiff diff = await().atMost(WAIT).until(
+        () -> engine.shadowDiff("deployments").orElse(null), d -> d != null && d.objects() == 3);
+    assertThat(diff.changed()).isEqualTo(1);
+    assertThat(diff.added() + diff.removed()).isZero();
+    assertThat(diff.samples()).extracting(ProfileDiff.ChangedRecord::key)
+        .containsExactly("apps/Deployment/shadow-d/a");
+  }
+
+  @Test
   void anInvalidCandidateIsReportedAndEvaluatesNothing() {
     KollectEngine engine = engine();
     engine.putProfile("deployments", deploymentProfile());
