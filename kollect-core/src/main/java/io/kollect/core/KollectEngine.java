@@ -83,6 +83,10 @@ public final class KollectEngine implements AutoCloseable {
   /** Name of the host's inventory sink, or {@code null}. */
   private final String hostInventorySink;
   private final InventorySink inventoryView = new InventorySink(INVENTORY_VIEW);
+  /** The in-memory inventory of every cluster read ({@link #inventoryView} is the engine's own). */
+  private final ClusterInventoryView views;
+  /** The other clusters targets read, opened and closed with the units that read them. */
+  private final OpenClusters clusters;
   private final int workerCount;
   private final Duration lastExportNotifyInterval;
   private final WorkQueue<TargetId> queue;
@@ -122,6 +126,9 @@ public final class KollectEngine implements AutoCloseable {
     this.queue = new WorkQueue<>(RateLimiter.controllerDefault(b.retryBaseDelay, b.retryMaxDelay,
         b.retryQps, b.retryBurst, RateLimiter.Ticker.SYSTEM), RateLimiter.Ticker.SYSTEM);
     this.registry = new InformerRegistry(b.client, informerOptions);
+    this.clusters = new OpenClusters(b.cluster, b.client, registry, b.clusterConnections,
+        informerOptions, InformerRegistry::new, this::clusterHealthChanged);
+    this.views = new ClusterInventoryView(inventoryView, b.cluster);
     this.checkpoints = new RetainingCheckpointStore(b.checkpointStore);
     this.exporter = Exporter.builder().checkpointStore(checkpoints).metrics(b.exportMetrics)
         .build();
@@ -166,11 +173,11 @@ public final class KollectEngine implements AutoCloseable {
         return registry.lease(request, listener);
       }
     };
-    this.reconciler = new TargetReconciler(b.cluster, inputs, exporter, inventoryView,
+    this.reconciler = new TargetReconciler(b.cluster, inputs, exporter, views,
         hostInventory, index, queue, b.namespaceFilter,
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
         Clock.systemUTC(), boundary, new RequestedProjections(), LeaseSignals.FROM_LEASE_STATUS,
-        b.fullPassInterval);
+        b.fullPassInterval, clusters);
   }
 
   /** Re-enqueues the targets read as the ServiceAccount whose access answer changed. */
@@ -331,6 +338,13 @@ public final class KollectEngine implements AutoCloseable {
     for (String sink : spec.sinkRefs()) {
       requireName(sink, "target " + spec.id() + ": sinkRefs[]");
     }
+    for (String cluster : spec.clusters()) {
+      requireName(cluster, "target " + spec.id() + ": clusters[]");
+      if (cluster.contains("/")) {
+        throw new IllegalArgumentException("target " + spec.id() + ": clusters[]: " + cluster
+            + " must not contain '/'");
+      }
+    }
     TargetRuntime.Definition definition = TargetRuntime.Definition.of(spec);
     ensureOpen();
     targets.compute(spec.id(), (id, old) -> {
@@ -381,6 +395,7 @@ public final class KollectEngine implements AutoCloseable {
       long every = deliveryStatusInterval.toMillis();
       deliveryRefresh.scheduleWithFixedDelay(this::refreshDeliveries, every, every,
           TimeUnit.MILLISECONDS);
+      clusters.start();
       started = true;
     }
     targets.keySet().forEach(this::fullPass);
@@ -409,8 +424,7 @@ public final class KollectEngine implements AutoCloseable {
           st = rt.status;
           exported = rt.exportedSinks;
         }
-        Map<String, DeliveryStatus> fresh =
-            DeliveryHealth.snapshot(exporter, rt.id, exported);
+        Map<String, DeliveryStatus> fresh = reconciler.deliveries(rt, exported);
         if (!DeliveryHealth.material(fresh, now).equals(
             DeliveryHealth.material(st.deliveries(), now))) {
           queue.add(rt.id);
@@ -487,7 +501,7 @@ public final class KollectEngine implements AutoCloseable {
    * (standbys serve it too).
    */
   public InventoryView inventory() {
-    return inventoryView;
+    return views;
   }
 
   /**
@@ -524,7 +538,7 @@ public final class KollectEngine implements AutoCloseable {
    */
   private boolean nothingDirty() {
     for (TargetRuntime rt : targets.values()) {
-      if (!rt.dirty.isEmpty()) {
+      if (rt.anyDirty()) {
         return false;
       }
     }
@@ -567,6 +581,7 @@ public final class KollectEngine implements AutoCloseable {
       accessDecisions.close();
     }
     try {
+      clusters.close();
       registry.close();
     } finally {
       exporter.close();
@@ -581,22 +596,42 @@ public final class KollectEngine implements AutoCloseable {
    * change. Does nothing when no target reads the cluster.
    */
   public void clusterChanged(String cluster) {
-    throw new UnsupportedOperationException("issue 14: not yet");
+    requireName(cluster, "cluster");
+    ensureOpen();
+    if (clusters.changed(cluster)) {
+      clusterHealthChanged(cluster);
+    }
   }
 
-  /** The health of the engine's connection to {@code cluster}, while a target reads it. */
+  /**
+   * The health of the engine's connection to {@code cluster}, while a target reads it; empty
+   * before anything is known (just opened) and for a cluster no target reads.
+   */
   public Optional<ClusterHealth> clusterHealth(String cluster) {
-    throw new UnsupportedOperationException("issue 14: not yet");
+    return clusters.health(cluster);
   }
 
-  /** The health of every cluster some target reads, the engine's own included. */
+  /** The health of every cluster some target reads, the engine's own included (first). */
   public List<ClusterHealth> clusterHealth() {
-    throw new UnsupportedOperationException("issue 14: not yet");
+    return clusters.health();
   }
 
-  /** Registers a listener for cluster health changes and releases. */
+  /**
+   * Registers a listener for cluster health changes and releases. It hears a cluster's health
+   * when its state, reason, message, server version or watched types change (open watches and
+   * the last contact time move on their own and are read with {@link #clusterHealth(String)}).
+   */
   public void addClusterHealthListener(ClusterHealthListener listener) {
-    throw new UnsupportedOperationException("issue 14: not yet");
+    clusters.addListener(listener);
+  }
+
+  /** Re-runs every unit of the cluster: its connection changed state or was re-opened. */
+  private void clusterHealthChanged(String cluster) {
+    for (TargetRuntime rt : targets.values()) {
+      if (rt.units.containsKey(cluster)) {
+        fullPass(rt.id);
+      }
+    }
   }
 
   // ---- safe change (issue "Safe change") ------------------------------------------------------
@@ -801,6 +836,7 @@ public final class KollectEngine implements AutoCloseable {
     private Duration deliveryStatusInterval = Duration.ofSeconds(5);
     private ExtractOptions extractOptions = ExtractOptions.none();
     private Duration fullPassInterval = TargetReconciler.DEFAULT_FULL_PASS_INTERVAL;
+    private ClusterConnections clusterConnections = ClusterConnections.none();
 
     private Builder(KubernetesClient client) {
       this.client = Objects.requireNonNull(client, "client");
@@ -812,7 +848,8 @@ public final class KollectEngine implements AutoCloseable {
      * target naming one reports {@code ClusterNotFound}).
      */
     public Builder clusterConnections(ClusterConnections connections) {
-      throw new UnsupportedOperationException("issue 14: not yet");
+      this.clusterConnections = Objects.requireNonNull(connections, "clusterConnections");
+      return this;
     }
 
     /**

@@ -1,0 +1,305 @@
+package io.kollect.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.export.InventoryQuery;
+import io.kollect.extract.Op;
+import io.kollect.extract.Record;
+import io.kollect.informers.InformerOptions;
+import io.kollect.testing.FreezableTcpProxy;
+import io.kollect.testing.TestApiServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One engine inventorying several clusters, on real API servers: {@code home} (the engine's own)
+ * and {@code b}. The remote cluster {@code east} is server {@code b}; {@code west} is server
+ * {@code home} again under another name with its own client, as two KollectClusters pointing at
+ * one server would be. Each test uses its own namespace.
+ */
+class ClustersIT {
+
+  static final Duration WAIT = Duration.ofSeconds(60);
+  static TestApiServer home;
+  static TestApiServer b;
+
+  private final List<AutoCloseable> closing = new ArrayList<>();
+
+  @BeforeAll
+  static void startServers() {
+    home = TestApiServer.start();
+    b = TestApiServer.start();
+  }
+
+  @AfterAll
+  static void stopServers() {
+    if (home != null) {
+      home.close();
+    }
+    if (b != null) {
+      b.close();
+    }
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (int i = closing.size() - 1; i >= 0; i--) {
+      closing.get(i).close();
+    }
+  }
+
+  /** Fixed clients by name that counts what the engine opens and releases. */
+  static final class CountingConnections implements ClusterConnections {
+    final ClusterConnections clients;
+    final Map<String, AtomicInteger> opened = new ConcurrentHashMap<>();
+    final Map<String, AtomicInteger> released = new ConcurrentHashMap<>();
+
+    CountingConnections(Map<String, KubernetesClient> clients) {
+      this.clients = ClusterConnections.of(clients);
+    }
+
+    @Override
+    public KubernetesClient open(String cluster) throws ClusterConnectionException {
+      KubernetesClient c = clients.open(cluster);
+      opened.computeIfAbsent(cluster, k -> new AtomicInteger()).incrementAndGet();
+      return c;
+    }
+
+    @Override
+    public void release(String cluster, KubernetesClient client) {
+      released.computeIfAbsent(cluster, k -> new AtomicInteger()).incrementAndGet();
+    }
+
+    int opened(String cluster) {
+      return opened.getOrDefault(cluster, new AtomicInteger()).get();
+    }
+
+    int released(String cluster) {
+      return released.getOrDefault(cluster, new AtomicInteger()).get();
+    }
+  }
+
+  private KubernetesClient client(KubernetesClient c) {
+    closing.add(c);
+    return c;
+  }
+
+  private KollectEngine engine(ClusterConnections connections, Duration liveness) {
+    InformerOptions options = InformerOptions.defaults().withCluster("home")
+        .withReleaseGrace(Duration.ZERO).withWatchLiveness(liveness);
+    KollectEngine engine = KollectEngine.builder(home.admin()).cluster("home")
+        .informerOptions(options).clusterConnections(connections)
+        .lastExportNotifyInterval(Duration.ZERO).build();
+    closing.add(engine);
+    return engine;
+  }
+
+  private KollectEngine engine(ClusterConnections connections) {
+    return engine(connections, InformerOptions.DEFAULT_WATCH_LIVENESS);
+  }
+
+  private static TargetSpec target(String ns, List<String> clusters) {
+    return TargetSpec.builder(new TargetId("kollect", "deploys-" + ns), "deployments")
+        .scope(TargetScope.namespaces(ns)).sinkRefs(List.of("rec")).clusters(clusters).build();
+  }
+
+  private static void deployment(TestApiServer server, String ns, String name, int replicas) {
+    server.namespace(ns);
+    server.admin().apps().deployments().inNamespace(ns).resource(new DeploymentBuilder()
+        .withNewMetadata().withName(name).withNamespace(ns).endMetadata()
+        .withNewSpec().withReplicas(replicas)
+        .withNewSelector().addToMatchLabels("app", name).endSelector()
+        .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata()
+        .withNewSpec().addNewContainer().withName("main").withImage("img:1").endContainer()
+        .endSpec().endTemplate().endSpec().build()).create();
+  }
+
+  private static void scale(TestApiServer server, String ns, String name, int replicas) {
+    server.admin().apps().deployments().inNamespace(ns).withName(name)
+        .edit(d -> {
+          d.getSpec().setReplicas(replicas);
+          return d;
+        });
+  }
+
+  private static List<Record> of(RecordingSink sink, String cluster, Op op) {
+    return sink.records().stream().filter(r -> r.cluster().equals(cluster) && r.op() == op)
+        .toList();
+  }
+
+  private KollectEngine started(ClusterConnections connections, RecordingSink sink,
+      TargetSpec spec) {
+    KollectEngine engine = engine(connections);
+    engine.putProfile("deployments", EngineIT.deploymentProfile());
+    engine.putSink(sink, EngineIT.fastSink());
+    engine.putTarget(spec);
+    engine.start();
+    return engine;
+  }
+
+  private static TargetStatus awaitStatus(KollectEngine engine, TargetId id,
+      java.util.function.Predicate<TargetStatus> p) {
+    return await().atMost(WAIT).until(() -> engine.status(id).orElse(null),
+        s -> s != null && p.test(s));
+  }
+
+  @Test
+  void oneTargetOverTwoClustersDeliversTheSameNamespaceAndNameFromEachWithoutCollision() {
+    deployment(home, "fan", "web", 1);
+    deployment(b, "fan", "web", 2);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.newAdminClient()), "west", client(home.newAdminClient())));
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("fan", List.of("east", "west"));
+    KollectEngine engine = started(connections, sink, spec);
+
+    TargetStatus status = awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(2).allSatisfy(r -> {
+      assertThat(r.op()).isEqualTo(Op.UPSERT);
+      assertThat(r.target()).isEqualTo("kollect/deploys-fan");
+      assertThat(r.namespace()).isEqualTo("fan");
+      assertThat(r.name()).isEqualTo("web");
+    });
+    assertThat(of(sink, "east", Op.UPSERT)).singleElement()
+        .satisfies(r -> assertThat(r.fields().get("replicas").asInt()).isEqualTo(2));
+    assertThat(of(sink, "west", Op.UPSERT)).singleElement()
+        .satisfies(r -> assertThat(r.fields().get("replicas").asInt()).isEqualTo(1));
+    assertThat(status.clusters()).extracting(TargetStatus.ClusterPart::name)
+        .containsExactly("east", "west");
+    assertThat(status.clusters()).allSatisfy(p -> {
+      assertThat(p.ready()).isTrue();
+      assertThat(p.objects()).isEqualTo(1);
+    });
+    assertThat(status.objectCounts()).containsEntry("apps/v1/Deployment", 2);
+    assertThat(engine.inventory().query(InventoryQuery.all()))
+        .extracting(Record::cluster).containsExactlyInAnyOrder("east", "west");
+    assertThat(connections.opened("east")).isEqualTo(1);
+    await().atMost(WAIT).until(() -> engine.clusterHealth().stream()
+        .map(ClusterHealth::cluster).toList(), names -> names.equals(List.of("home", "east",
+            "west")));
+    assertThat(engine.clusterHealth()).allSatisfy(h -> assertThat(h.ready()).isTrue());
+
+    // an object changes in one cluster: only its record moves
+    scale(b, "fan", "web", 3);
+    await().atMost(WAIT).until(() -> of(sink, "east", Op.UPSERT).size() == 2);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(of(sink, "west", Op.UPSERT)).hasSize(1);
+  }
+
+  @Test
+  void aClusterLeavingTheSpecTombstonesItsRecordsOnlyAndOneJoiningSendsItsOwn() {
+    deployment(home, "move", "api", 1);
+    deployment(b, "move", "api", 1);
+    deployment(b, "move", "db", 1);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.newAdminClient()), "west", client(home.newAdminClient())));
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("move", List.of("east", "west"));
+    KollectEngine engine = started(connections, sink, spec);
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(3);
+
+    engine.putTarget(spec.toBuilder().generation(2).clusters(List.of("west")).build());
+    await().atMost(WAIT).until(() -> of(sink, "east", Op.DELETE).size() == 2);
+    TargetStatus status = awaitStatus(engine, spec.id(),
+        s -> s.observedGeneration() == 2 && s.ready());
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(of(sink, "east", Op.DELETE)).extracting(Record::name)
+        .containsExactlyInAnyOrder("api", "db");
+    assertThat(of(sink, "west", Op.DELETE)).isEmpty();
+    assertThat(sink.records()).hasSize(5);
+    assertThat(status.clusters()).extracting(TargetStatus.ClusterPart::name)
+        .containsExactly("west");
+    // the last unit of east went: its client is released and nothing watches it any more
+    assertThat(connections.released("east")).isEqualTo(1);
+    assertThat(engine.clusterHealth("east")).isEmpty();
+
+    engine.putTarget(spec.toBuilder().generation(3).clusters(List.of("west", "east")).build());
+    await().atMost(WAIT).until(() -> of(sink, "east", Op.UPSERT).size() == 4);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(7);
+    assertThat(of(sink, "west", Op.UPSERT)).hasSize(1);
+  }
+
+  @Test
+  void theLastTargetLeavingAClusterClosesItsWatchesAndReleasesItsClient() {
+    deployment(b, "last", "web", 1);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.newAdminClient())));
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec one = target("last", List.of("east"));
+    TargetSpec two = TargetSpec.builder(new TargetId("kollect", "other"), "deployments")
+        .scope(TargetScope.namespaces("last")).sinkRefs(List.of("rec"))
+        .clusters(List.of("east")).build();
+    KollectEngine engine = started(connections, sink, one);
+    List<String> releasedEvents = new CopyOnWriteArrayList<>();
+    engine.addClusterHealthListener(new ClusterHealthListener() {
+      @Override
+      public void onHealth(ClusterHealth health) {}
+
+      @Override
+      public void onReleased(String cluster) {
+        releasedEvents.add(cluster);
+      }
+    });
+    engine.putTarget(two);
+    awaitStatus(engine, one.id(), TargetStatus::ready);
+    awaitStatus(engine, two.id(), TargetStatus::ready);
+    ClusterHealth health = await().atMost(WAIT).until(
+        () -> engine.clusterHealth("east").orElse(null),
+        h -> h != null && h.ready() && h.openWatches() == 1);
+    // both targets read the same type of the cluster: one shared watch, one client
+    assertThat(health.watchedTypes()).containsExactly("apps/v1/Deployment");
+    assertThat(health.serverVersion()).startsWith("v1.20");
+    assertThat(connections.opened("east")).isEqualTo(1);
+
+    engine.removeTarget(one.id());
+    assertThat(connections.released("east")).isZero();
+    engine.removeTarget(two.id());
+    assertThat(connections.released("east")).isEqualTo(1);
+    assertThat(releasedEvents).containsExactly("east");
+    assertThat(engine.clusterHealth("east")).isEmpty();
+  }
+
+  @Test
+  void anUnknownClusterIsReportedOnItsOwnPartWhileTheOtherIsDelivered() {
+    deployment(b, "unknown", "web", 1);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.newAdminClient())));
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("unknown", List.of("east", "nowhere"));
+    KollectEngine engine = started(connections, sink, spec);
+
+    TargetStatus status = awaitStatus(engine, spec.id(), s -> s.clusters().size() == 2
+        && s.clusters().get(0).ready());
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).singleElement()
+        .satisfies(r -> assertThat(r.cluster()).isEqualTo("east"));
+    TargetStatus.ClusterPart nowhere = status.clusters().get(1);
+    assertThat(nowhere.name()).isEqualTo("nowhere");
+    assertThat(nowhere.ready()).isFalse();
+    assertThat(nowhere.reason()).isEqualTo(ClusterConnectionException.REASON_NOT_FOUND);
+    assertThat(status.ready()).isFalse();
+    assertThat(status.condition(Condition.READY).reason())
+        .isEqualTo(ClusterConnectionException.REASON_NOT_FOUND);
+    assertThat(status.condition(Condition.READY).message()).contains("cluster nowhere");
+    assertThat(engine.clusterHealth("nowhere")).hasValueSatisfying(h -> {
+      assertThat(h.state()).isEqualTo(ClusterHealth.State.INVALID);
+      assertThat(h.reason()).isEqualTo(ClusterConnectionException.REASON_NOT_FOUND);
+    });
+  }
+}
