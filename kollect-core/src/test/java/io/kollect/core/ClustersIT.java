@@ -302,4 +302,98 @@ class ClustersIT {
       assertThat(h.reason()).isEqualTo(ClusterConnectionException.REASON_NOT_FOUND);
     });
   }
+
+  @Test
+  void clusterChangedOpensANewClientRebuildsTheInformersAndSendsNothingUnchanged() {
+    deployment(b, "rotate", "web", 1);
+    deployment(b, "rotate", "api", 1);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.newAdminClient())));
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("rotate", List.of("east"));
+    KollectEngine engine = started(connections, sink, spec);
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(2);
+    long before = engine.reconcileCount(spec.id());
+
+    engine.clusterChanged("east");
+    // the unit moves to the new client at its next pass; the old one is released after it
+    await().atMost(WAIT).until(() -> connections.released("east") == 1);
+    assertThat(connections.opened("east")).isEqualTo(2);
+    assertThat(engine.reconcileCount(spec.id())).isGreaterThan(before);
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(2);
+
+    // the rebuilt informers deliver
+    scale(b, "rotate", "api", 4);
+    await().atMost(WAIT).until(() -> sink.size() == 3);
+    assertThat(sink.records().get(2).name()).isEqualTo("api");
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(3);
+  }
+
+  @Test
+  void aBlackholedClusterIsUnreachableWithinTwoWindowsWhileTheOtherFlowsAndConvergesWithoutResends() {
+    deployment(b, "freeze", "web", 1);
+    deployment(b, "freeze", "api", 1);
+    deployment(home, "freeze", "web", 1);
+    FreezableTcpProxy proxy = FreezableTcpProxy.to(b.port());
+    closing.add(proxy);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.adminVia(proxy.port())), "west", client(home.newAdminClient())));
+    Duration window = Duration.ofSeconds(5);
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("freeze", List.of("east", "west"));
+    KollectEngine engine = engine(connections, window);
+    engine.putProfile("deployments", EngineIT.deploymentProfile());
+    engine.putSink(sink, EngineIT.fastSink());
+    engine.putTarget(spec);
+    engine.start();
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    await().atMost(WAIT).until(() -> engine.clusterHealth("east").map(ClusterHealth::ready)
+        .orElse(false));
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(3);
+
+    proxy.freeze();
+    long frozenAt = System.nanoTime();
+    // two windows, plus the one-second checks of the watch and of the health
+    ClusterHealth down = await().atMost(window.multipliedBy(2).plusSeconds(2))
+        .until(() -> engine.clusterHealth("east").orElse(null),
+            h -> h != null && h.state() == ClusterHealth.State.UNREACHABLE);
+    assertThat(Duration.ofNanos(System.nanoTime() - frozenAt))
+        .isLessThanOrEqualTo(window.multipliedBy(2).plusSeconds(2));
+    assertThat(down.reason()).isEqualTo("Unreachable");
+    TargetStatus degraded = awaitStatus(engine, spec.id(), s -> !s.ready());
+    assertThat(degraded.condition(Condition.READY).reason()).isEqualTo("Unreachable");
+    assertThat(degraded.clusters().get(0)).satisfies(p -> {
+      assertThat(p.name()).isEqualTo("east");
+      assertThat(p.ready()).isFalse();
+      assertThat(p.reason()).isEqualTo("Unreachable");
+      assertThat(p.objects()).isEqualTo(2);
+    });
+    assertThat(degraded.clusters().get(1).ready()).isTrue();
+
+    // the other cluster keeps flowing; the frozen one's changes wait, its records stay
+    scale(home, "freeze", "web", 2);
+    scale(b, "freeze", "api", 3);
+    await().atMost(WAIT).until(() -> of(sink, "west", Op.UPSERT).size() == 2);
+    assertThat(of(sink, "east", Op.UPSERT)).hasSize(2);
+    assertThat(sink.ops(Op.DELETE)).isEmpty();
+
+    proxy.thaw();
+    await().atMost(WAIT).until(() -> engine.clusterHealth("east").map(ClusterHealth::ready)
+        .orElse(false));
+    await().atMost(WAIT).until(() -> of(sink, "east", Op.UPSERT).size() == 3);
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    // only the change made during the outage is sent: nothing unchanged again, nothing deleted
+    assertThat(of(sink, "east", Op.UPSERT)).extracting(Record::name)
+        .containsExactlyInAnyOrder("web", "api", "api");
+    assertThat(of(sink, "east", Op.UPSERT).get(2).fields().get("replicas").asInt()).isEqualTo(3);
+    assertThat(sink.ops(Op.DELETE)).isEmpty();
+    assertThat(sink.records()).hasSize(5);
+  }
 }
