@@ -396,4 +396,28 @@ class ClustersIT {
     assertThat(sink.ops(Op.DELETE)).isEmpty();
     assertThat(sink.records()).hasSize(5);
   }
+
+  @Test
+  void aClusterThatRejectsTheCredentialIsUnauthorizedOnItsOwnPartWhileTheOtherIsDelivered() {
+    deployment(b, "denied", "web", 1);
+    deployment(home, "denied", "web", 1);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.clientForToken("not-a-known-token")),
+        "west", client(home.newAdminClient())));
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("denied", List.of("east", "west"));
+    KollectEngine engine = started(connections, sink, spec);
+
+    ClusterHealth denied = await().atMost(WAIT).until(
+        () -> engine.clusterHealth("east").orElse(null),
+        h -> h != null && h.state() == ClusterHealth.State.UNAUTHORIZED);
+    assertThat(denied.reason()).isEqualTo("Unauthorized");
+    assertThat(denied.message()).doesNotContain("not-a-known-token");
+    TargetStatus status = awaitStatus(engine, spec.id(), s -> s.clusters().size() == 2
+        && !s.clusters().get(0).ready() && s.clusters().get(1).ready());
+    assertThat(status.clusters().get(0).reason()).isEqualTo("Unauthorized");
+    assertThat(status.condition(Condition.READY).reason()).isEqualTo("Unauthorized");
+    await().atMost(WAIT).until(() -> of(sink, "west", Op.UPSERT).size() == 1);
+    assertThat(of(sink, "east", Op.UPSERT)).isEmpty();
+  }
 }
