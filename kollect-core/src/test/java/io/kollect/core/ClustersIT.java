@@ -420,4 +420,43 @@ class ClustersIT {
     await().atMost(WAIT).until(() -> of(sink, "west", Op.UPSERT).size() == 1);
     assertThat(of(sink, "east", Op.UPSERT)).isEmpty();
   }
+
+  @Test
+  void theEnginesOwnClusterKeepsItsExportStateWhenATargetStartsAndStopsNamingOthers() {
+    deployment(home, "own", "web", 1);
+    deployment(b, "own", "web", 1);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.newAdminClient())));
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("own", List.of());
+    KollectEngine engine = started(connections, sink, spec);
+    TargetStatus local = awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(local.clusters()).isEmpty();
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).singleElement()
+        .satisfies(r -> assertThat(r.cluster()).isEqualTo("home"));
+
+    // the engine's own cluster named beside another: its unit carries on under the same export
+    // key, so nothing of it is sent again; the other cluster's objects arrive
+    engine.putTarget(spec.toBuilder().generation(2).clusters(List.of("home", "east")).build());
+    await().atMost(WAIT).until(() -> of(sink, "east", Op.UPSERT).size() == 1);
+    TargetStatus both = awaitStatus(engine, spec.id(),
+        s -> s.observedGeneration() == 2 && s.ready());
+    assertThat(both.clusters()).extracting(TargetStatus.ClusterPart::name)
+        .containsExactly("home", "east");
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(2);
+
+    // back to the engine's own cluster only: east leaves (its DELETE), home is not re-sent
+    engine.putTarget(spec.toBuilder().generation(3).clusters(List.of()).build());
+    await().atMost(WAIT).until(() -> of(sink, "east", Op.DELETE).size() == 1);
+    TargetStatus again = awaitStatus(engine, spec.id(),
+        s -> s.observedGeneration() == 3 && s.ready());
+    assertThat(again.clusters()).isEmpty();
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(3);
+    assertThat(of(sink, "home", Op.UPSERT)).hasSize(1);
+    assertThat(of(sink, "home", Op.DELETE)).isEmpty();
+    assertThat(connections.released("east")).isEqualTo(1);
+  }
 }
