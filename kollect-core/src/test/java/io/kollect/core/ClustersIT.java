@@ -5,12 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.export.FileCheckpointStore;
 import io.kollect.export.InventoryQuery;
 import io.kollect.extract.Op;
 import io.kollect.extract.Record;
 import io.kollect.informers.InformerOptions;
 import io.kollect.testing.FreezableTcpProxy;
 import io.kollect.testing.TestApiServer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One engine inventorying several clusters, on real API servers: {@code home} (the engine's own)
@@ -458,5 +461,47 @@ class ClustersIT {
     assertThat(of(sink, "home", Op.UPSERT)).hasSize(1);
     assertThat(of(sink, "home", Op.DELETE)).isEmpty();
     assertThat(connections.released("east")).isEqualTo(1);
+  }
+
+  @Test
+  void aRestartedEngineConvergesEachClusterFromItsOwnCheckpointSendingOnlyWhatChanged(
+      @TempDir Path checkpoints) {
+    deployment(home, "restart", "web", 1);
+    deployment(b, "restart", "web", 1);
+    deployment(b, "restart", "api", 1);
+    Map<String, KubernetesClient> clients = Map.of(
+        "east", client(b.newAdminClient()), "west", client(home.newAdminClient()));
+    TargetSpec spec = target("restart", List.of("east", "west"));
+    RecordingSink first = new RecordingSink("rec");
+    try (KollectEngine engine = KollectEngine.builder(home.admin()).cluster("home")
+        .clusterConnections(ClusterConnections.of(clients))
+        .checkpointStore(new FileCheckpointStore(checkpoints)).build()) {
+      engine.putProfile("deployments", EngineIT.deploymentProfile());
+      engine.putSink(first, EngineIT.fastSink());
+      engine.putTarget(spec);
+      engine.start();
+      awaitStatus(engine, spec.id(), TargetStatus::ready);
+      assertThat(engine.awaitIdle(WAIT)).isTrue();
+      assertThat(first.records()).hasSize(3);
+    }
+
+    // while no engine runs: one change in each cluster
+    scale(b, "restart", "api", 2);
+    home.admin().apps().deployments().inNamespace("restart").withName("web").delete();
+
+    RecordingSink second = new RecordingSink("rec");
+    try (KollectEngine engine = KollectEngine.builder(home.admin()).cluster("home")
+        .clusterConnections(ClusterConnections.of(clients))
+        .checkpointStore(new FileCheckpointStore(checkpoints)).build()) {
+      engine.putProfile("deployments", EngineIT.deploymentProfile());
+      engine.putSink(second, EngineIT.fastSink());
+      engine.putTarget(spec);
+      engine.start();
+      awaitStatus(engine, spec.id(), TargetStatus::ready);
+      await().atMost(WAIT).until(() -> second.size() == 2);
+      assertThat(engine.awaitIdle(WAIT)).isTrue();
+      assertThat(second.records()).extracting(r -> r.cluster() + " " + r.op() + " " + r.name())
+          .containsExactlyInAnyOrder("east UPSERT api", "west DELETE web");
+    }
   }
 }
