@@ -842,10 +842,10 @@ public final class KollectEngine implements AutoCloseable {
       this.client = Objects.requireNonNull(client, "client");
     }
 
-    /** Cluster name written into every record (default {@code "default"}). */
     /**
      * Where targets' {@link TargetSpec#clusters() other clusters} come from (default: none; a
-     * target naming one reports {@code ClusterNotFound}).
+     * target naming one reports {@code ClusterNotFound}). The engine opens a cluster when its
+     * first target needs it and releases it when the last one stops (or the engine closes).
      */
     public Builder clusterConnections(ClusterConnections connections) {
       this.clusterConnections = Objects.requireNonNull(connections, "clusterConnections");
@@ -865,6 +865,10 @@ public final class KollectEngine implements AutoCloseable {
       throw new UnsupportedOperationException("issue 16: not yet");
     }
 
+    /**
+     * The engine's own cluster's name (default {@code "default"}): written into its records, and
+     * the name by which a target's {@link TargetSpec#clusters()} may name it.
+     */
     public Builder cluster(String cluster) {
       requireName(cluster, "cluster");
       this.cluster = cluster;
