@@ -482,9 +482,10 @@ public final class KollectEngine implements AutoCloseable {
   }
 
   /**
-   * Watches that have been silent past the informers' liveness window (a half-open connection,
-   * a partitioned API server): each names its type, namespace and since when. Empty when every
-   * watch is healthy.
+   * Watches of the engine's own cluster that have been silent past the informers' liveness
+   * window (a half-open connection, a partitioned API server): each names its type, namespace and
+   * since when. Empty when every watch is healthy. Other clusters' silent watches show in their
+   * {@link #clusterHealth(String) health} ({@code UNREACHABLE}) and their targets' status.
    */
   public List<StalledWatch> stalledWatches() {
     return registry.stalledWatches();
