@@ -504,4 +504,46 @@ class ClustersIT {
           .containsExactlyInAnyOrder("east UPSERT api", "west DELETE web");
     }
   }
+
+  @Test
+  void aStoppedClusterKeepsItsRecordsWhileTheOtherFlowsAndConvergesWithoutResendsWhenItIsBack() {
+    deployment(b, "stop", "web", 1);
+    deployment(b, "stop", "api", 1);
+    deployment(home, "stop", "web", 1);
+    FreezableTcpProxy proxy = FreezableTcpProxy.to(b.port());
+    closing.add(proxy);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.adminVia(proxy.port())), "west", client(home.newAdminClient())));
+    Duration window = Duration.ofSeconds(5);
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("stop", List.of("east", "west"));
+    KollectEngine engine = engine(connections, window);
+    engine.putProfile("deployments", EngineIT.deploymentProfile());
+    engine.putSink(sink, EngineIT.fastSink());
+    engine.putTarget(spec);
+    engine.start();
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(3);
+
+    proxy.stop();
+    await().atMost(WAIT).until(() -> engine.clusterHealth("east").orElse(null),
+        h -> h != null && h.state() == ClusterHealth.State.UNREACHABLE);
+    TargetStatus degraded = awaitStatus(engine, spec.id(), s -> !s.ready());
+    assertThat(degraded.clusters().get(0).reason()).isEqualTo("Unreachable");
+    assertThat(degraded.clusters().get(0).objects()).isEqualTo(2);
+    scale(home, "stop", "web", 2);
+    scale(b, "stop", "web", 4);
+    await().atMost(WAIT).until(() -> of(sink, "west", Op.UPSERT).size() == 2);
+    assertThat(sink.ops(Op.DELETE)).isEmpty();
+
+    proxy.restart();
+    await().atMost(WAIT).until(() -> of(sink, "east", Op.UPSERT).size() == 3);
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(of(sink, "east", Op.UPSERT)).extracting(Record::name)
+        .containsExactlyInAnyOrder("web", "api", "web");
+    assertThat(sink.ops(Op.DELETE)).isEmpty();
+    assertThat(sink.records()).hasSize(5);
+  }
 }
