@@ -546,4 +546,39 @@ class ClustersIT {
     assertThat(sink.ops(Op.DELETE)).isEmpty();
     assertThat(sink.records()).hasSize(5);
   }
+
+  @Test
+  void aRotatedCredentialReplacesARejectedOneAndTheClusterIsReadWithoutARestart() {
+    deployment(b, "rotated", "web", 1);
+    Map<String, KubernetesClient> current = new ConcurrentHashMap<>(Map.of(
+        "east", client(b.clientForToken("revoked-token"))));
+    ClusterConnections rotating = new ClusterConnections() {
+      @Override
+      public KubernetesClient open(String cluster) throws ClusterConnectionException {
+        return ClusterConnections.of(current).open(cluster);
+      }
+
+      @Override
+      public void release(String cluster, KubernetesClient client) {}
+    };
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("rotated", List.of("east"));
+    KollectEngine engine = started(rotating, sink, spec);
+    await().atMost(WAIT).until(() -> engine.clusterHealth("east").orElse(null),
+        h -> h != null && h.state() == ClusterHealth.State.UNAUTHORIZED);
+    awaitStatus(engine, spec.id(), s -> !s.ready()
+        && "Unauthorized".equals(s.clusters().get(0).reason()));
+    assertThat(sink.records()).isEmpty();
+
+    // the host saw the Secret change: a new credential, then clusterChanged
+    current.put("east", client(b.newAdminClient()));
+    engine.clusterChanged("east");
+    await().atMost(WAIT).until(() -> sink.size() == 1);
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    await().atMost(WAIT).until(() -> engine.clusterHealth("east").map(ClusterHealth::ready)
+        .orElse(false));
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).singleElement()
+        .satisfies(r -> assertThat(r.cluster()).isEqualTo("east"));
+  }
 }
