@@ -32,9 +32,15 @@ final class DeliveryHealth {
 
   /** The delivery status of the target's records for each sink that has one, by sink name. */
   static Map<String, DeliveryStatus> snapshot(Exporter exporter, TargetId id, Set<String> sinks) {
+    return snapshot(exporter, id.toString(), sinks);
+  }
+
+  /** The delivery status of the records under one exporter key, by sink name. */
+  static Map<String, DeliveryStatus> snapshot(Exporter exporter, String exportKey,
+      Set<String> sinks) {
     Map<String, DeliveryStatus> out = new TreeMap<>();
     for (String sink : sinks) {
-      exporter.deliveryStatus(id.toString(), sink).ifPresent(d -> out.put(sink, d));
+      exporter.deliveryStatus(exportKey, sink).ifPresent(d -> out.put(sink, d));
     }
     return out;
   }

@@ -51,7 +51,8 @@ final class DeltaPass {
       rt.dirty.clear();
       return changes;
     }
-    RecordContext recordContext = new RecordContext(cluster, rt.id.toString(), now);
+    RecordContext recordContext =
+        new RecordContext(rt.recordCluster(cluster), rt.id.toString(), now);
     Map<ResourceType, TypeView> views = new HashMap<>();
     for (ObjectKey key : rt.dirty.keySet()) {
       ResourceEvent event = rt.dirty.remove(key);

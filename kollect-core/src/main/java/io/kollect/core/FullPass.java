@@ -74,7 +74,7 @@ final class FullPass {
       // Nothing to derive a desired set from: keep what was exported (a profile that arrives
       // late, e.g. at operator start-up, must not first tombstone everything), read nothing.
       LeasePlan.closeAll(rt);
-      index.putScope(rt.id, Set.of(), Set.of());
+      index.putScope(rt.unit, Set.of(), Set.of());
       if (profile == null) {
         status.notReady(StatusBuilder.REASON_PROFILE_NOT_FOUND,
             "profile " + spec.profileRef() + " not found");
@@ -200,7 +200,8 @@ final class FullPass {
   private Map<ObjectKey, TargetRecords.Entry> read(TargetRuntime rt, CompiledProfile compiled,
       NamespaceScope.NamespaceSet scope, Map<ResourceType, TenantBoundary.TypeAccess> access,
       TenantBoundary.ServiceAccountRef subject, StatusBuilder status) {
-    RecordContext ctx = new RecordContext(cluster, rt.id.toString(), status.now);
+    RecordContext ctx = new RecordContext(rt.recordCluster(cluster), rt.id.toString(),
+        status.now);
     Map<ObjectKey, TargetRecords.Entry> next =
         new HashMap<>(Math.max(16, rt.records.entries().size() * 4 / 3 + 1));
     for (Map.Entry<ResourceType, InformerLease> e : rt.leases.entrySet()) {

@@ -20,12 +20,17 @@ import java.util.Set;
 final class HandOver {
 
   private final Exporter exporter;
-  private final InventorySink view;
+  private final ClusterInventoryView views;
   private final Clock clock;
 
   HandOver(Exporter exporter, InventorySink view, Clock clock) {
+    this(exporter, new ClusterInventoryView(view, null), clock);
+  }
+
+  /** Feeds each unit's records to the view of its cluster. */
+  HandOver(Exporter exporter, ClusterInventoryView views, Clock clock) {
     this.exporter = exporter;
-    this.view = view;
+    this.views = views;
     this.clock = clock;
   }
 
@@ -40,13 +45,13 @@ final class HandOver {
     if (changes.isEmpty()) {
       return;
     }
-    feedView(changes);
+    feedView(rt, changes);
     if (export) {
       List<String> deleted = new ArrayList<>(changes.removed.size());
       for (Record r : changes.removed) {
         deleted.add(r.key());
       }
-      exporter.update(rt.id.toString(), sinks, changes.upserts, deleted);
+      exporter.update(rt.exportKey, sinks, changes.upserts, deleted);
     }
   }
 
@@ -54,13 +59,13 @@ final class HandOver {
   void full(TargetRuntime rt, RecordChanges changes, Collection<Record> all, Set<String> sinks,
       boolean export) {
     ExportCap.Handed handed = ExportCap.full(rt, changes, all);
-    feedView(handed.view());
+    feedView(rt, handed.view());
     if (export) {
-      exporter.converge(rt.id.toString(), sinks, handed.export());
+      exporter.converge(rt.exportKey, sinks, handed.export());
     }
   }
 
-  private void feedView(RecordChanges changes) {
+  private void feedView(TargetRuntime rt, RecordChanges changes) {
     if (changes.isEmpty()) {
       return;
     }
@@ -70,18 +75,19 @@ final class HandOver {
     for (Record r : changes.removed) {
       batch.add(r.tombstone(now));
     }
-    view.write(batch);
+    views.sinkFor(rt.cluster).write(batch);
   }
 
-  /** Clears the target from the view (it was removed). */
-  void clearView(Collection<Record> records) {
+  /** Clears the unit's records from the view (the target was removed, or left the cluster). */
+  void clearView(TargetRuntime rt) {
+    Collection<Record> records = rt.records.records();
     Instant now = clock.instant();
     List<Record> tombstones = new ArrayList<>(records.size());
     for (Record r : records) {
       tombstones.add(r.tombstone(now));
     }
     if (!tombstones.isEmpty()) {
-      view.write(tombstones);
+      views.sinkFor(rt.cluster).write(tombstones);
     }
   }
 

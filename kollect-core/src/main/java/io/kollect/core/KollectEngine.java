@@ -83,6 +83,10 @@ public final class KollectEngine implements AutoCloseable {
   /** Name of the host's inventory sink, or {@code null}. */
   private final String hostInventorySink;
   private final InventorySink inventoryView = new InventorySink(INVENTORY_VIEW);
+  /** The in-memory inventory of every cluster read ({@link #inventoryView} is the engine's own). */
+  private final ClusterInventoryView views;
+  /** The other clusters targets read, opened and closed with the units that read them. */
+  private final OpenClusters clusters;
   private final int workerCount;
   private final int warnObjectsPerTarget;
   private final Duration lastExportNotifyInterval;
@@ -128,6 +132,9 @@ public final class KollectEngine implements AutoCloseable {
     this.queue = new WorkQueue<>(RateLimiter.controllerDefault(b.retryBaseDelay, b.retryMaxDelay,
         b.retryQps, b.retryBurst, RateLimiter.Ticker.SYSTEM), RateLimiter.Ticker.SYSTEM);
     this.registry = new InformerRegistry(b.client, informerOptions);
+    this.clusters = new OpenClusters(b.cluster, b.client, registry, b.clusterConnections,
+        informerOptions, InformerRegistry::new, this::clusterHealthChanged);
+    this.views = new ClusterInventoryView(inventoryView, b.cluster);
     this.checkpoints = new RetainingCheckpointStore(b.checkpointStore);
     this.exporter = Exporter.builder().checkpointStore(checkpoints).metrics(b.exportMetrics)
         .build();
@@ -182,11 +189,11 @@ public final class KollectEngine implements AutoCloseable {
         return warnObjectsPerTarget;
       }
     };
-    this.reconciler = new TargetReconciler(b.cluster, inputs, exporter, inventoryView,
+    this.reconciler = new TargetReconciler(b.cluster, inputs, exporter, views,
         hostInventory, index, queue, b.namespaceFilter,
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
         Clock.systemUTC(), boundary, new RequestedProjections(), LeaseSignals.FROM_LEASE_STATUS,
-        b.fullPassInterval);
+        b.fullPassInterval, clusters);
     this.circuits = b.circuitFailures > 0
         ? new CircuitBreaker(b.circuitFailures, b.circuitMaxCooldown) : CircuitBreaker.off();
     this.shadows = new ShadowEvaluation(b.cluster, registry::lease,
@@ -195,12 +202,19 @@ public final class KollectEngine implements AutoCloseable {
         b.shadowInterval);
   }
 
+  /** The units reading with {@code profile}: a fanned-out target's per-cluster units, else it. */
   private List<TargetRuntime> targetsUsing(String profile) {
     List<TargetRuntime> out = new ArrayList<>();
     for (TargetId id : index.referencingProfile(profile)) {
       TargetRuntime rt = targets.get(id);
-      if (rt != null) {
+      if (rt == null) {
+        continue;
+      }
+      Map<String, TargetRuntime> units = rt.units;
+      if (units.isEmpty()) {
         out.add(rt);
+      } else {
+        out.addAll(units.values());
       }
     }
     return out;
@@ -366,6 +380,13 @@ public final class KollectEngine implements AutoCloseable {
     for (String sink : spec.sinkRefs()) {
       requireName(sink, "target " + spec.id() + ": sinkRefs[]");
     }
+    for (String cluster : spec.clusters()) {
+      requireName(cluster, "target " + spec.id() + ": clusters[]");
+      if (cluster.contains("/")) {
+        throw new IllegalArgumentException("target " + spec.id() + ": clusters[]: " + cluster
+            + " must not contain '/'");
+      }
+    }
     TargetRuntime.Definition definition = TargetRuntime.Definition.of(spec);
     ensureOpen();
     targets.compute(spec.id(), (id, old) -> {
@@ -418,6 +439,7 @@ public final class KollectEngine implements AutoCloseable {
       long every = deliveryStatusInterval.toMillis();
       deliveryRefresh.scheduleWithFixedDelay(this::refreshDeliveries, every, every,
           TimeUnit.MILLISECONDS);
+      clusters.start();
       started = true;
     }
     targets.keySet().forEach(this::fullPass);
@@ -446,8 +468,7 @@ public final class KollectEngine implements AutoCloseable {
           st = rt.status;
           exported = rt.exportedSinks;
         }
-        Map<String, DeliveryStatus> fresh =
-            DeliveryHealth.snapshot(exporter, rt.id, exported);
+        Map<String, DeliveryStatus> fresh = reconciler.deliveries(rt, exported);
         if (!DeliveryHealth.material(fresh, now).equals(
             DeliveryHealth.material(st.deliveries(), now))) {
           queue.add(rt.id);
@@ -505,9 +526,10 @@ public final class KollectEngine implements AutoCloseable {
   }
 
   /**
-   * Watches that have been silent past the informers' liveness window (a half-open connection,
-   * a partitioned API server): each names its type, namespace and since when. Empty when every
-   * watch is healthy.
+   * Watches of the engine's own cluster that have been silent past the informers' liveness
+   * window (a half-open connection, a partitioned API server): each names its type, namespace and
+   * since when. Empty when every watch is healthy. Other clusters' silent watches show in their
+   * {@link #clusterHealth(String) health} ({@code UNREACHABLE}) and their targets' status.
    */
   public List<StalledWatch> stalledWatches() {
     return registry.stalledWatches();
@@ -524,7 +546,7 @@ public final class KollectEngine implements AutoCloseable {
    * (standbys serve it too).
    */
   public InventoryView inventory() {
-    return inventoryView;
+    return views;
   }
 
   /**
@@ -561,7 +583,7 @@ public final class KollectEngine implements AutoCloseable {
    */
   private boolean nothingDirty() {
     for (TargetRuntime rt : targets.values()) {
-      if (!rt.dirty.isEmpty()) {
+      if (rt.anyDirty()) {
         return false;
       }
     }
@@ -605,6 +627,7 @@ public final class KollectEngine implements AutoCloseable {
       accessDecisions.close();
     }
     try {
+      clusters.close();
       registry.close();
     } finally {
       exporter.close();
@@ -619,22 +642,42 @@ public final class KollectEngine implements AutoCloseable {
    * change. Does nothing when no target reads the cluster.
    */
   public void clusterChanged(String cluster) {
-    throw new UnsupportedOperationException("issue 14: not yet");
+    requireName(cluster, "cluster");
+    ensureOpen();
+    if (clusters.changed(cluster)) {
+      clusterHealthChanged(cluster);
+    }
   }
 
-  /** The health of the engine's connection to {@code cluster}, while a target reads it. */
+  /**
+   * The health of the engine's connection to {@code cluster}, while a target reads it; empty
+   * before anything is known (just opened) and for a cluster no target reads.
+   */
   public Optional<ClusterHealth> clusterHealth(String cluster) {
-    throw new UnsupportedOperationException("issue 14: not yet");
+    return clusters.health(cluster);
   }
 
-  /** The health of every cluster some target reads, the engine's own included. */
+  /** The health of every cluster some target reads, the engine's own included (first). */
   public List<ClusterHealth> clusterHealth() {
-    throw new UnsupportedOperationException("issue 14: not yet");
+    return clusters.health();
   }
 
-  /** Registers a listener for cluster health changes and releases. */
+  /**
+   * Registers a listener for cluster health changes and releases. It hears a cluster's health
+   * when its state, reason, message, server version or watched types change (open watches and
+   * the last contact time move on their own and are read with {@link #clusterHealth(String)}).
+   */
   public void addClusterHealthListener(ClusterHealthListener listener) {
-    throw new UnsupportedOperationException("issue 14: not yet");
+    clusters.addListener(listener);
+  }
+
+  /** Re-runs every unit of the cluster: its connection changed state or was re-opened. */
+  private void clusterHealthChanged(String cluster) {
+    for (TargetRuntime rt : targets.values()) {
+      if (rt.units.containsKey(cluster)) {
+        fullPass(rt.id);
+      }
+    }
   }
 
   // ---- safe change (issue "Safe change") ------------------------------------------------------
@@ -896,18 +939,20 @@ public final class KollectEngine implements AutoCloseable {
     private int circuitFailures;
     private Duration circuitMaxCooldown = Duration.ofMinutes(10);
     private int warnObjectsPerTarget = Cardinality.DEFAULT_WARN_OBJECTS;
+    private ClusterConnections clusterConnections = ClusterConnections.none();
 
     private Builder(KubernetesClient client) {
       this.client = Objects.requireNonNull(client, "client");
     }
 
-    /** Cluster name written into every record (default {@code "default"}). */
     /**
      * Where targets' {@link TargetSpec#clusters() other clusters} come from (default: none; a
-     * target naming one reports {@code ClusterNotFound}).
+     * target naming one reports {@code ClusterNotFound}). The engine opens a cluster when its
+     * first target needs it and releases it when the last one stops (or the engine closes).
      */
     public Builder clusterConnections(ClusterConnections connections) {
-      throw new UnsupportedOperationException("issue 14: not yet");
+      this.clusterConnections = Objects.requireNonNull(connections, "clusterConnections");
+      return this;
     }
 
     /**
@@ -941,6 +986,10 @@ public final class KollectEngine implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The engine's own cluster's name (default {@code "default"}): written into its records, and
+     * the name by which a target's {@link TargetSpec#clusters()} may name it.
+     */
     public Builder cluster(String cluster) {
       requireName(cluster, "cluster");
       this.cluster = cluster;

@@ -50,14 +50,14 @@ final class LeasePlan {
     boolean readsNothing = namespaces.none();
     if (readsNothing) {
       // Only the namespace list (if a selector is used) can change that.
-      index.putScope(rt.id, rt.namespaceLease != null ? Set.of(NamespaceScope.NAMESPACE)
+      index.putScope(rt.unit, rt.namespaceLease != null ? Set.of(NamespaceScope.NAMESPACE)
           : Set.of(), Set.of());
     } else {
       Set<ResourceType> indexed = new LinkedHashSet<>(types.keySet());
       if (rt.namespaceLease != null) {
         indexed.add(NamespaceScope.NAMESPACE);
       }
-      index.putScope(rt.id, indexed, namespaces.names());
+      index.putScope(rt.unit, indexed, namespaces.names());
     }
     for (Iterator<Map.Entry<ResourceType, InformerLease>> it = rt.leases.entrySet().iterator();
         it.hasNext(); ) {
@@ -76,7 +76,8 @@ final class LeasePlan {
           compiled.keepPaths(e.getValue()));
       InformerLease existing = rt.leases.get(e.getKey());
       if (existing == null || !existing.request().equals(request)) {
-        rt.leases.put(e.getKey(), projections.track(leases.apply(request, listener)));
+        rt.leases.put(e.getKey(),
+            projections.track(rt.leaseSource(leases).apply(request, listener)));
         if (existing != null) {
           existing.close();
         }

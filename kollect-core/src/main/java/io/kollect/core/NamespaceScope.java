@@ -62,14 +62,14 @@ final class NamespaceScope {
     LeaseRequest request = new LeaseRequest(NAMESPACE, Set.of(), null, Set.of(), List.of());
     if (rt.namespaceLease == null || !rt.namespaceLease.request().equals(request)) {
       InformerLease old = rt.namespaceLease;
-      rt.namespaceLease = leases.apply(request, listener);
+      rt.namespaceLease = rt.leaseSource(leases).apply(request, listener);
       if (old != null) {
         old.close();
       }
     }
-    if (!index.covers(rt.id, NAMESPACE, null)) {
+    if (!index.covers(rt.unit, NAMESPACE, null)) {
       // Until the scope is set, the index would drop the namespace lease's events.
-      index.putScope(rt.id, Set.of(NAMESPACE), Set.of());
+      index.putScope(rt.unit, Set.of(NAMESPACE), Set.of());
     }
     LeaseStatus ls = rt.namespaceLease.status();
     for (LeaseStatus.Skipped s : ls.skipped()) {

@@ -120,11 +120,11 @@ final class ShadowEvaluation implements AutoCloseable {
     final CompiledProfile compiled;
     final String error;
     /** Touched by the shadow thread only. */
-    final Map<TargetId, TargetShadow> byTarget = new HashMap<>();
+    final Map<String, TargetShadow> byTarget = new HashMap<>();
     /** Per-target results, read by any thread. */
-    final ConcurrentHashMap<TargetId, ProfileDiff> diffs = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, ProfileDiff> diffs = new ConcurrentHashMap<>();
     /** The targets the last evaluation covered (published after it). */
-    volatile Set<TargetId> covered;
+    volatile Set<String> covered;
     final AtomicBoolean scheduled = new AtomicBoolean();
     volatile long lastRunNanos;
     volatile boolean removed;
@@ -210,8 +210,8 @@ final class ShadowEvaluation implements AutoCloseable {
       return Optional.empty();
     }
     ProfileDiff.Accumulator acc = ProfileDiff.accumulator(ProfileDiff.DEFAULT_SAMPLES);
-    for (TargetId id : s.covered) {
-      ProfileDiff d = s.diffs.get(id);
+    for (String unit : s.covered) {
+      ProfileDiff d = s.diffs.get(unit);
       if (d == null) {
         return Optional.empty();
       }
@@ -301,35 +301,35 @@ final class ShadowEvaluation implements AutoCloseable {
   /** Evaluates the candidate for every target of the profile; false when some were not ready. */
   private boolean evaluate(Shadow s) {
     Map<ResourceType, GroupVersionKind> types = LeasePlan.types(s.compiled);
-    Set<TargetId> covered = new HashSet<>();
+    Set<String> covered = new HashSet<>();
     boolean complete = true;
     for (TargetRuntime rt : targets.using(s.profile)) {
       if (s.removed) {
         return true;
       }
       Snapshot snap = snapshot(rt);
-      TargetShadow ts = s.byTarget.computeIfAbsent(rt.id, id -> new TargetShadow());
+      TargetShadow ts = s.byTarget.computeIfAbsent(rt.exportKey, k -> new TargetShadow());
       if (snap == null) {
         // Suspended or removed: it delivers nothing, so there is nothing to compare.
         ts.close();
-        s.diffs.remove(rt.id);
+        s.diffs.remove(rt.exportKey);
         continue;
       }
-      covered.add(rt.id);
+      covered.add(rt.exportKey);
       if (snap == NOT_READY) {
         continue; // no full pass read the caches yet; its next reconcile touches this again
       }
-      lease(s, ts, snap, types);
+      lease(s, ts, rt, snap, types);
       ProfileDiff d = compare(s, ts, rt, snap, types);
       if (d == null) {
         complete = false;
       } else {
-        s.diffs.put(rt.id, d);
+        s.diffs.put(rt.exportKey, d);
       }
     }
-    for (Iterator<Map.Entry<TargetId, TargetShadow>> it = s.byTarget.entrySet().iterator();
+    for (Iterator<Map.Entry<String, TargetShadow>> it = s.byTarget.entrySet().iterator();
         it.hasNext(); ) {
-      Map.Entry<TargetId, TargetShadow> e = it.next();
+      Map.Entry<String, TargetShadow> e = it.next();
       if (!covered.contains(e.getKey())) {
         e.getValue().close();
         s.diffs.remove(e.getKey());
@@ -378,7 +378,7 @@ final class ShadowEvaluation implements AutoCloseable {
   }
 
   /** Holds one lease per candidate type in the target's scope, with the candidate's projection. */
-  private void lease(Shadow s, TargetShadow ts, Snapshot snap,
+  private void lease(Shadow s, TargetShadow ts, TargetRuntime rt, Snapshot snap,
       Map<ResourceType, GroupVersionKind> types) {
     for (Iterator<Map.Entry<ResourceType, InformerLease>> it = ts.leases.entrySet().iterator();
         it.hasNext(); ) {
@@ -408,7 +408,7 @@ final class ShadowEvaluation implements AutoCloseable {
           s.compiled.keepPaths(e.getValue()));
       InformerLease existing = ts.leases.get(e.getKey());
       if (existing == null || !existing.request().equals(request)) {
-        ts.leases.put(e.getKey(), leases.apply(request, listener));
+        ts.leases.put(e.getKey(), rt.leaseSource(leases).apply(request, listener));
         if (existing != null) {
           existing.close();
         }
@@ -424,14 +424,17 @@ final class ShadowEvaluation implements AutoCloseable {
         return null;
       }
     }
-    TenantBoundary.ServiceAccountRef subject = boundary.subjectOf(snap.spec());
-    RecordContext ctx = new RecordContext(cluster, rt.id.toString(), clock.instant());
+    // On another cluster the credential is the boundary (as in the unit's own full pass).
+    TenantBoundary unitBoundary = rt.connection == null ? boundary : TenantBoundary.off();
+    TenantBoundary.ServiceAccountRef subject = unitBoundary.subjectOf(snap.spec());
+    RecordContext ctx = new RecordContext(rt.recordCluster(cluster), rt.id.toString(),
+        clock.instant());
     Map<ObjectKey, Memo> memo = new HashMap<>(Math.max(16, ts.memo.size() * 4 / 3 + 1));
     // Candidate outcomes by record key (the accumulator's samples do not depend on the order).
     Map<String, Object> candidate = new HashMap<>(Math.max(16, ts.memo.size() * 4 / 3 + 1));
     for (Map.Entry<ResourceType, InformerLease> e : ts.leases.entrySet()) {
       ResourceType type = e.getKey();
-      TenantBoundary.TypeAccess access = boundary.access(subject, type,
+      TenantBoundary.TypeAccess access = unitBoundary.access(subject, type,
           snap.namespaces().all());
       if (!access.resolved()) {
         continue;

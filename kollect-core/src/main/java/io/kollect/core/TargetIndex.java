@@ -12,7 +12,8 @@ import java.util.Set;
  * current scope reads it, and from profile and sink names to the targets that reference them.
  *
  * <p>A target's type/namespace entries are its <em>resolved</em> scope (after namespace selectors and
- * the operator's namespace filter), replaced on every reconcile; its profile and sink references
+ * the operator's namespace filter), kept per {@link UnitKey unit} (a target reads each of its
+ * clusters as one unit) and replaced on every reconcile; its profile and sink references
  * come straight from its spec, so a profile or sink that appears later finds the targets waiting
  * for it. {@link #ALL_NAMESPACES} stands for a cluster-wide read.
  */
@@ -24,8 +25,8 @@ final class TargetIndex {
 
   private record Refs(String profile, List<String> sinks) {}
 
-  private final Map<TypeNamespace, Set<TargetId>> byTypeNamespace = new HashMap<>();
-  private final Map<TargetId, Set<TypeNamespace>> scopeOf = new HashMap<>();
+  private final Map<TypeNamespace, Set<UnitKey>> byTypeNamespace = new HashMap<>();
+  private final Map<UnitKey, Set<TypeNamespace>> scopeOf = new HashMap<>();
   private final Map<String, Set<TargetId>> byProfile = new HashMap<>();
   private final Map<String, Set<TargetId>> bySink = new HashMap<>();
   private final Map<TargetId, Refs> refsOf = new HashMap<>();
@@ -42,10 +43,10 @@ final class TargetIndex {
   }
 
   /**
-   * Replaces the resolved scope of a target: it reads {@code types} in {@code namespaces} (empty
-   * for all namespaces).
+   * Replaces the resolved scope of a target's unit (one per cluster it reads): it reads {@code
+   * types} in {@code namespaces} (empty for all namespaces).
    */
-  synchronized void putScope(TargetId id, Set<ResourceType> types, Set<String> namespaces) {
+  synchronized void putScope(UnitKey id, Set<ResourceType> types, Set<String> namespaces) {
     removeScope(id);
     Set<TypeNamespace> keys = new HashSet<>();
     for (ResourceType type : types) {
@@ -63,18 +64,28 @@ final class TargetIndex {
     scopeOf.put(id, keys);
   }
 
-  /** Forgets a target entirely. */
+  /** Forgets a target entirely (the scope of its local unit included). */
   synchronized void remove(TargetId id) {
-    removeScope(id);
+    removeScope(UnitKey.local(id));
     removeRefs(id);
+  }
+
+  /** Forgets the scope of one unit of a target (it no longer reads that cluster). */
+  synchronized void removeScope(UnitKey unit) {
+    Set<TypeNamespace> keys = scopeOf.remove(unit);
+    if (keys != null) {
+      for (TypeNamespace key : keys) {
+        removeFrom(byTypeNamespace, key, unit);
+      }
+    }
   }
 
   /**
    * The targets whose scope reads objects of {@code type} in {@code namespace}; a {@code null}
    * namespace (a cluster-scoped object) concerns every target reading the type.
    */
-  synchronized Set<TargetId> targetsFor(ResourceType type, String namespace) {
-    Set<TargetId> out = new HashSet<>(byTypeNamespace.getOrDefault(
+  synchronized Set<UnitKey> targetsFor(ResourceType type, String namespace) {
+    Set<UnitKey> out = new HashSet<>(byTypeNamespace.getOrDefault(
         new TypeNamespace(type, ALL_NAMESPACES), Set.of()));
     if (namespace != null) {
       out.addAll(byTypeNamespace.getOrDefault(new TypeNamespace(type, namespace), Set.of()));
@@ -89,7 +100,7 @@ final class TargetIndex {
   }
 
   /** Whether the target's current scope reads objects of {@code type} in {@code namespace}. */
-  synchronized boolean covers(TargetId id, ResourceType type, String namespace) {
+  synchronized boolean covers(UnitKey id, ResourceType type, String namespace) {
     Set<TypeNamespace> keys = scopeOf.get(id);
     if (keys == null) {
       return false;
@@ -111,15 +122,6 @@ final class TargetIndex {
     return Set.copyOf(bySink.getOrDefault(sink, Set.of()));
   }
 
-  private void removeScope(TargetId id) {
-    Set<TypeNamespace> keys = scopeOf.remove(id);
-    if (keys != null) {
-      for (TypeNamespace key : keys) {
-        removeFrom(byTypeNamespace, key, id);
-      }
-    }
-  }
-
   private void removeRefs(TargetId id) {
     Refs refs = refsOf.remove(id);
     if (refs != null) {
@@ -130,8 +132,8 @@ final class TargetIndex {
     }
   }
 
-  private static <T> void removeFrom(Map<T, Set<TargetId>> map, T key, TargetId id) {
-    Set<TargetId> set = map.get(key);
+  private static <T, I> void removeFrom(Map<T, Set<I>> map, T key, I id) {
+    Set<I> set = map.get(key);
     if (set != null) {
       set.remove(id);
       if (set.isEmpty()) {

@@ -2,6 +2,7 @@ package io.kollect.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.kollect.export.DeliveryStatus;
 import io.kollect.export.Exporter;
 import io.kollect.export.InventorySink;
 import io.kollect.informers.InformerLease;
@@ -13,11 +14,16 @@ import io.kollect.informers.ResourceType;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Brings one target up to date: the pipeline an event walks down once.
@@ -46,8 +52,16 @@ import java.util.function.Predicate;
  * pass re-marks the key, and the queue runs the target again after this pass ({@link WorkQueue}
  * re-queues a key added while it is processed). A full pass clears the dirty keys before it reads
  * the caches, so it covers every event before the clear; later ones are re-marked.
+ *
+ * <p><b>Several clusters.</b> A target whose spec names clusters is worked as one unit per
+ * cluster ({@link ClusterUnits}): each unit runs the pipeline above on its own cluster's leases
+ * and records, under the target's monitor and queue key, and {@link ClusterStatusMerge} makes the
+ * target's status from the units'. A unit's failure is retried with its own backoff; its
+ * cluster's other targets and the target's other clusters carry on.
  */
 final class TargetReconciler {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TargetReconciler.class);
 
   static final ResourceType NAMESPACE = NamespaceScope.NAMESPACE;
 
@@ -85,6 +99,13 @@ final class TargetReconciler {
   private final FullPass fullPass;
   private final DeltaPass deltaPass;
   private final long fullPassIntervalNanos;
+  /** The full pass of units of other clusters: no tenant boundary, the credential is one. */
+  private final FullPass remoteFullPass;
+  private final ClusterUnits units;
+  private final OpenClusters clusters;
+  /** Backoff of units whose pass failed (the target's other units carry on meanwhile). */
+  private final ExponentialBackoffRateLimiter<UnitKey> unitRetries =
+      new ExponentialBackoffRateLimiter<>(Duration.ofMillis(500), Duration.ofMinutes(5));
 
   TargetReconciler(String cluster, Inputs inputs, Exporter exporter, InventorySink inventoryView,
       String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
@@ -113,6 +134,21 @@ final class TargetReconciler {
       Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
       Clock clock, TenantBoundary boundary, RequestedProjections projections,
       LeaseSignals signals, Duration fullPassInterval) {
+    this(cluster, inputs, exporter, new ClusterInventoryView(inventoryView, cluster),
+        hostInventorySink, index, queue, namespaceFilter, toJson, clock, boundary, projections,
+        signals, fullPassInterval, null);
+  }
+
+  /**
+   * @param views the in-memory inventory, per cluster
+   * @param clusters the other clusters targets may name, {@code null} for none
+   */
+  TargetReconciler(String cluster, Inputs inputs, Exporter exporter, ClusterInventoryView views,
+      String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
+      Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
+      Clock clock, TenantBoundary boundary, RequestedProjections projections,
+      LeaseSignals signals, Duration fullPassInterval, OpenClusters clusters) {
+    this.clusters = clusters;
     this.inputs = inputs;
     this.exporter = exporter;
     this.index = index;
@@ -120,13 +156,19 @@ final class TargetReconciler {
     this.namespaceFilter = namespaceFilter;
     this.clock = clock;
     this.fullPassIntervalNanos = fullPassInterval.toNanos();
-    this.handOver = new HandOver(exporter, inventoryView, clock);
+    this.handOver = new HandOver(exporter, views, clock);
     NamespaceScope namespaces = new NamespaceScope(inputs::lease, index, namespaceFilter);
     RecordExtractor extractor = new RecordExtractor(toJson);
     this.fullPass = new FullPass(cluster, inputs, hostInventorySink, namespaces,
         new LeasePlan(inputs::lease, index, projections), new SyncGate(boundary, signals),
         boundary, extractor, projections, signals, handOver, index);
     this.deltaPass = new DeltaPass(cluster, extractor, projections, signals, namespaces);
+    this.remoteFullPass = new FullPass(cluster, inputs, hostInventorySink, namespaces,
+        new LeasePlan(inputs::lease, index, projections),
+        new SyncGate(TenantBoundary.off(), signals), TenantBoundary.off(), extractor, projections,
+        signals, handOver, index);
+    this.units = new ClusterUnits(cluster, clusters, exporter, handOver, index,
+        inputs::exportEnabled);
   }
 
   /**
@@ -140,6 +182,9 @@ final class TargetReconciler {
         return null;
       }
       rt.reconciles.incrementAndGet();
+      if (units.sync(rt)) {
+        return fanOut(rt);
+      }
       try {
         return pass(rt);
       } catch (RuntimeException e) {
@@ -150,6 +195,61 @@ final class TargetReconciler {
     }
   }
 
+  /**
+   * Reconciles each unit of a target that reads several clusters, then merges their statuses. A
+   * unit whose cluster cannot be opened reads nothing and keeps its records; a unit whose pass
+   * fails is retried with its own backoff while the others carry on.
+   */
+  private TargetStatus fanOut(TargetRuntime rt) {
+    Instant now = clock.instant();
+    if (rt.takeFullPassRequest()) {
+      rt.units.values().forEach(TargetRuntime::requestFullPass);
+    }
+    List<ClusterStatusMerge.Part> parts = new ArrayList<>();
+    for (TargetRuntime unit : rt.units.values()) {
+      TargetStatus status;
+      Optional<ClusterConnectionException> failure = unit.connection == null
+          ? Optional.empty() : unit.connection.failure();
+      if (failure.isPresent() || (unit.connection != null && unit.link == null)) {
+        status = unopened(unit, failure.orElse(null), now);
+      } else {
+        try {
+          status = pass(unit);
+          unitRetries.forget(unit.unit);
+        } catch (RuntimeException e) {
+          unit.requestFullPass();
+          Duration retry = unitRetries.when(unit.unit);
+          LOG.warn("reconcile of target {} in cluster {} failed, retrying in {}", rt.id,
+              unit.cluster, retry, e);
+          status = StatusBuilder.failed(unit, e, now);
+          queue.addAfter(rt.id, retry);
+        }
+      }
+      unit.status = status;
+      parts.add(new ClusterStatusMerge.Part(unit.cluster, status, health(unit)));
+    }
+    return ClusterStatusMerge.merge(rt.id, rt.definition.spec().generation(), parts, rt.status,
+        now);
+  }
+
+  private Optional<ClusterHealth> health(TargetRuntime unit) {
+    return clusters == null || unit.connection == null ? Optional.empty()
+        : unit.connection.health();
+  }
+
+  /** The status of a unit whose cluster cannot be opened: its records are kept, nothing read. */
+  private TargetStatus unopened(TargetRuntime unit, ClusterConnectionException failure,
+      Instant now) {
+    StatusBuilder b = new StatusBuilder(unit, unit.definition.spec(), now);
+    String reason = failure == null ? ClusterConnectionException.REASON_NOT_FOUND
+        : failure.reason();
+    String message = failure == null ? "cluster " + unit.cluster + " is not open"
+        : failure.getMessage();
+    b.notReady(reason, message);
+    b.degraded(reason, message);
+    return b.build(counts(Set.of(), unit.records, unit.status), unit.status);
+  }
+
   private TargetStatus pass(TargetRuntime rt) {
     if (rt.definition.spec().suspend()) {
       return TargetSuspension.pause(rt, index, clock.instant());
@@ -158,7 +258,8 @@ final class TargetReconciler {
     long nanos = System.nanoTime();
     boolean handedOver = false;
     if (rt.takeFullPassRequest() | rt.context == null | fullPassDue(rt, nanos)) {
-      FullPass.Result result = fullPass.run(rt,
+      FullPass pass = rt.connection == null ? fullPass : remoteFullPass;
+      FullPass.Result result = pass.run(rt,
           new StatusBuilder(rt, rt.definition.spec(), now), listener(rt));
       rt.context = result.context();
       rt.lastFullPassNanos = nanos;
@@ -214,7 +315,7 @@ final class TargetReconciler {
           rt.records.errorSamples(TargetStatus.EXTRACTION_ERROR_SAMPLES));
       boolean exporting = ctx.exporting() && inputs.exportEnabled();
       if (exporting) {
-        b.judgeDeliveries(DeliveryHealth.snapshot(exporter, rt.id, ctx.sinks()));
+        b.judgeDeliveries(DeliveryHealth.snapshot(exporter, rt.exportKey, ctx.sinks()));
       }
       Cardinality.judge(b, rt.records.size(), rt, inputs.warnObjectsPerTarget(), rt.status);
       String suspended = exporting ? SinkSuspension.describe(ctx.sinks(), inputs::sinkSuspended)
@@ -269,7 +370,7 @@ final class TargetReconciler {
           return;
         }
         // Events of a lease that a scope change already replaced are dropped here.
-        if (!index.covers(rt.id, event.type(), event.namespace())) {
+        if (!index.covers(rt.unit, event.type(), event.namespace())) {
           return;
         }
         if (namespaces) {
@@ -292,8 +393,9 @@ final class TargetReconciler {
   void remove(TargetRuntime rt) {
     synchronized (rt) {
       rt.removed = true;
+      units.dropAll(rt);
       LeasePlan.closeAll(rt);
-      handOver.clearView(rt.records.records());
+      handOver.clearView(rt);
       rt.records.clear();
       rt.dirty.clear();
       rt.context = null;
@@ -312,13 +414,45 @@ final class TargetReconciler {
       rt.exportedSinks = Set.of();
       rt.notified = null;
       rt.requestFullPass();
-      if (alsoInExporter && !rt.removed) {
-        exporter.removeTarget(rt.id.toString(), false);
+      for (TargetRuntime unit : rt.units.values()) {
+        unit.exported = false;
+        unit.exportedSinks = Set.of();
+        unit.requestFullPass();
+        if (alsoInExporter && !rt.removed) {
+          exporter.removeTarget(unit.exportKey, false);
+        }
+      }
+      if (alsoInExporter && !rt.removed && rt.units.isEmpty()) {
+        exporter.removeTarget(rt.exportKey, false);
       }
     }
   }
 
+  /**
+   * The target's deliveries now: its own, or summed over its units (for the periodic refresh,
+   * without the target's monitor).
+   */
+  Map<String, DeliveryStatus> deliveries(TargetRuntime rt, Set<String> exported) {
+    Map<String, TargetRuntime> parts = rt.units;
+    if (parts.isEmpty()) {
+      return DeliveryHealth.snapshot(exporter, rt.exportKey, exported);
+    }
+    List<Map<String, DeliveryStatus>> each = new ArrayList<>();
+    for (TargetRuntime unit : parts.values()) {
+      each.add(DeliveryHealth.snapshot(exporter, unit.exportKey, unit.exportedSinks));
+    }
+    return ClusterStatusMerge.deliveries(each);
+  }
+
+  /** Ends the target's units (the engine closes: clusters are closed after this). */
   static void closeAllLeases(TargetRuntime rt) {
     LeasePlan.closeAll(rt);
+    for (TargetRuntime unit : rt.units.values()) {
+      LeasePlan.closeAll(unit);
+      if (unit.connection != null) {
+        unit.connection.detach(unit.link);
+        unit.link = null;
+      }
+    }
   }
 }

@@ -3,20 +3,29 @@ package io.kollect.core;
 import io.kollect.informers.LabelSelectorMatcher;
 
 import io.kollect.informers.InformerLease;
+import io.kollect.informers.LeaseListener;
+import io.kollect.informers.LeaseRequest;
 import io.kollect.informers.ResourceEvent;
 import io.kollect.informers.ResourceType;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The mutable state the engine keeps for one target. Everything but {@link #definition}, {@link
- * #dirty}, the full-pass request and the counters is guarded by this object's monitor, which a
- * pass holds throughout; the work queue already guarantees one pass per target at a time, the
- * monitor orders it against removal.
+ * The mutable state the engine keeps for one target, and for each of its units. Everything but
+ * {@link #definition}, {@link #dirty}, {@link #units}, the full-pass request and the counters is
+ * guarded by the target's monitor, which a pass holds throughout; the work queue already
+ * guarantees one pass per target at a time, the monitor orders it against removal.
+ *
+ * <p>A target of the engine's own cluster only is its own single unit (leases, records, export
+ * state under the key {@code ns/name}), exactly as before targets could name clusters. A target
+ * whose spec names clusters fans out: it holds one child runtime per cluster in {@link #units},
+ * each a unit with its own leases, records, export state and status, and its own fields stay
+ * empty. Children are guarded by their target's monitor.
  */
 final class TargetRuntime {
 
@@ -46,6 +55,21 @@ final class TargetRuntime {
   }
 
   final TargetId id;
+  /** Which unit this is: the target itself, or the target on one cluster. */
+  final UnitKey unit;
+  /** The cluster named in records, {@code null} for the engine's own. */
+  final String cluster;
+  /** The exporter's key of this unit's records ({@link UnitKey#exportKey}). */
+  final String exportKey;
+  /** The connection of another cluster this unit reads, {@code null} for the engine's own. */
+  final ClusterConnection connection;
+  /** The generation of {@link #connection} this unit's leases are on ({@code null}: none). */
+  ClusterConnection.Link link;
+  /**
+   * The units of a target whose spec names clusters, by cluster name in spec order (empty
+   * otherwise); replaced whole, so readers without the monitor see a consistent map.
+   */
+  volatile Map<String, TargetRuntime> units = Map.of();
   volatile Definition definition;
   /** Set once, under the monitor, by removal; a reconcile that sees it does nothing. */
   boolean removed;
@@ -90,6 +114,46 @@ final class TargetRuntime {
   TargetRuntime(Definition definition) {
     this.id = definition.spec().id();
     this.definition = definition;
+    this.unit = UnitKey.local(id);
+    this.cluster = null;
+    this.exportKey = id.toString();
+    this.connection = null;
+  }
+
+  /** A unit of a fanned-out target: the target as read from {@code cluster}. */
+  TargetRuntime(Definition definition, String cluster, String exportKey,
+      ClusterConnection connection) {
+    this.id = definition.spec().id();
+    this.definition = definition;
+    this.unit = new UnitKey(id, cluster);
+    this.cluster = cluster;
+    this.exportKey = exportKey;
+    this.connection = connection;
+  }
+
+  /** The cluster named in this unit's records. */
+  String recordCluster(String engineCluster) {
+    return cluster == null ? engineCluster : cluster;
+  }
+
+  /** Where this unit takes its leases: its cluster's current registry, else {@code fallback}. */
+  BiFunction<LeaseRequest, LeaseListener, InformerLease> leaseSource(
+      BiFunction<LeaseRequest, LeaseListener, InformerLease> fallback) {
+    ClusterConnection.Link l = link;
+    return connection == null || l == null ? fallback : l::lease;
+  }
+
+  /** Whether this target or any of its units has a changed object waiting. */
+  boolean anyDirty() {
+    if (!dirty.isEmpty()) {
+      return true;
+    }
+    for (TargetRuntime u : units.values()) {
+      if (!u.dirty.isEmpty()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   TargetSpec spec() {

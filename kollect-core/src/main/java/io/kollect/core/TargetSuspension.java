@@ -19,7 +19,7 @@ final class TargetSuspension {
   /** Pauses the target (caller holds its monitor) and gives its status. */
   static TargetStatus pause(TargetRuntime rt, TargetIndex index, Instant now) {
     LeasePlan.closeAll(rt);
-    index.putScope(rt.id, Set.of(), Set.of());
+    index.putScope(rt.unit, Set.of(), Set.of());
     rt.dirty.clear();
     rt.context = null;
     rt.requestFullPass(); // resuming re-reads the whole scope

@@ -44,13 +44,13 @@ class LeasePlanTest {
     plan.apply(rt, profile, LeasePlan.types(profile),
         new NamespaceScope.NamespaceSet(false, Set.of("b")), listener);
     assertThat(log).containsExactly("open [a]", "open [b]", "close [a]");
-    assertThat(index.covers(rt.id, TargetReconcilerTest.CM, "b")).isTrue();
-    assertThat(index.covers(rt.id, TargetReconcilerTest.CM, "a")).isFalse();
+    assertThat(index.covers(rt.unit, TargetReconcilerTest.CM, "b")).isTrue();
+    assertThat(index.covers(rt.unit, TargetReconcilerTest.CM, "a")).isFalse();
 
     plan.apply(rt, profile, LeasePlan.types(profile),
         new NamespaceScope.NamespaceSet(false, Set.of()), listener);
     assertThat(log).last().isEqualTo("close [b]");
     assertThat(rt.leases).isEmpty();
-    assertThat(index.covers(rt.id, TargetReconcilerTest.CM, "b")).isFalse();
+    assertThat(index.covers(rt.unit, TargetReconcilerTest.CM, "b")).isFalse();
   }
 }

@@ -12,9 +12,9 @@ class TargetIndexTest {
   private static final ResourceType DEPLOY = new ResourceType("apps", "v1", "Deployment");
   private static final ResourceType SVC = new ResourceType("", "v1", "Service");
   private final TargetIndex index = new TargetIndex();
-  private final TargetId a = new TargetId("ops", "a");
-  private final TargetId b = new TargetId("ops", "b");
-  private final TargetId all = new TargetId("ops", "all");
+  private final UnitKey a = UnitKey.local(new TargetId("ops", "a"));
+  private final UnitKey b = UnitKey.local(new TargetId("ops", "b"));
+  private final UnitKey all = UnitKey.local(new TargetId("ops", "all"));
 
   @Test
   void anEventConcernsOnlyTargetsReadingItsTypeAndNamespace() {
@@ -49,8 +49,8 @@ class TargetIndexTest {
     index.putScope(a, Set.of(DEPLOY), Set.of("ns-b"));
     assertThat(index.targetsFor(DEPLOY, "ns-a")).isEmpty();
     assertThat(index.targetsFor(DEPLOY, "ns-b")).containsExactly(a);
-    index.putRefs(a, "p", List.of("s"));
-    index.remove(a);
+    index.putRefs(a.target(), "p", List.of("s"));
+    index.remove(a.target());
     assertThat(index.targetsFor(DEPLOY, "ns-b")).isEmpty();
     assertThat(index.covers(a, DEPLOY, "ns-b")).isFalse();
     assertThat(index.referencingProfile("p")).isEmpty();
@@ -59,16 +59,16 @@ class TargetIndexTest {
 
   @Test
   void profileAndSinkReferencesFollowTheLatestSpec() {
-    index.putRefs(a, "p1", List.of("s1", "s2"));
-    index.putRefs(b, "p1", List.of("s2"));
-    assertThat(index.referencingProfile("p1")).containsExactlyInAnyOrder(a, b);
-    assertThat(index.referencingSink("s1")).containsExactly(a);
-    assertThat(index.referencingSink("s2")).containsExactlyInAnyOrder(a, b);
+    index.putRefs(a.target(), "p1", List.of("s1", "s2"));
+    index.putRefs(b.target(), "p1", List.of("s2"));
+    assertThat(index.referencingProfile("p1")).containsExactlyInAnyOrder(a.target(), b.target());
+    assertThat(index.referencingSink("s1")).containsExactly(a.target());
+    assertThat(index.referencingSink("s2")).containsExactlyInAnyOrder(a.target(), b.target());
 
-    index.putRefs(a, "p2", List.of("s3"));
-    assertThat(index.referencingProfile("p1")).containsExactly(b);
-    assertThat(index.referencingProfile("p2")).containsExactly(a);
+    index.putRefs(a.target(), "p2", List.of("s3"));
+    assertThat(index.referencingProfile("p1")).containsExactly(b.target());
+    assertThat(index.referencingProfile("p2")).containsExactly(a.target());
     assertThat(index.referencingSink("s1")).isEmpty();
-    assertThat(index.referencingSink("s3")).containsExactly(a);
+    assertThat(index.referencingSink("s3")).containsExactly(a.target());
   }
 }

@@ -40,6 +40,18 @@ public interface InformerMetrics {
    */
   default void watchRestarted(ResourceType type, String reason) {}
 
+  /** Watches of the registry's cluster that are answered and streaming now (checked every second). */
+  default void openWatches(int count) {}
+
+  /**
+   * The metrics of one cluster's registry: a host that serves several clusters returns a view
+   * that tags every meter with {@code cluster}; the engine asks for it once per cluster it opens.
+   * The default reports untagged, as a single-cluster host does.
+   */
+  default InformerMetrics forCluster(String cluster) {
+    return this;
+  }
+
   static InformerMetrics noop() {
     return new InformerMetrics() {
       @Override

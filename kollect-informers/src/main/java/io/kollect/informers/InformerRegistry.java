@@ -68,6 +68,11 @@ public final class InformerRegistry implements AutoCloseable {
   private final AtomicInteger informers = new AtomicInteger();
   private final AtomicLong projectionVersions = new AtomicLong();
   private volatile boolean closed;
+  /** The last failed planning request, {@code null} after one that worked. */
+  private volatile HealthTally.PlanFailure planFailure;
+  private volatile long lastPlannedMillis;
+  /** Open watches last reported to the metrics (planner thread). */
+  private int reportedOpenWatches = -1;
 
   /** How the registry notices types that become served; planner thread only. */
   private enum TypeWatchMode { NONE, CRD_WATCH, POLLING }
@@ -256,6 +261,39 @@ public final class InformerRegistry implements AutoCloseable {
       crd.enforce(Instant.now());
     }
     types.values().forEach(TypeState::checkLiveness);
+    int open = connectionHealth().openWatches();
+    if (open != reportedOpenWatches) {
+      reportedOpenWatches = open;
+      options.metrics().openWatches(open);
+    }
+  }
+
+  /**
+   * What the informers show of the connection now: unauthorized (HTTP 401), unreachable (no
+   * answer, or a watch silent past its liveness window plus grace, so a blackholed cluster shows
+   * within two windows), every type forbidden, or fine; with the watched types, the open watches
+   * and the last sign of life. O(informers); any thread.
+   */
+  public ConnectionHealth connectionHealth() {
+    Instant now = Instant.now();
+    HealthTally tally = new HealthTally();
+    for (TypeState s : types.values()) {
+      s.tallyHealth(tally, now);
+    }
+    tally.planning(planFailure, lastPlannedMillis);
+    return tally.result();
+  }
+
+  /** A plan's API calls worked ({@code failure} null) or failed (planner thread). */
+  void planned(KubernetesClientException failure) {
+    if (failure == null) {
+      planFailure = null;
+      lastPlannedMillis = System.currentTimeMillis();
+    } else {
+      Throwable t = failure.getCause() != null && failure.getCode() == 0 ? failure.getCause()
+          : failure;
+      planFailure = new HealthTally.PlanFailure(failure.getCode(), WatchLiveness.describe(t));
+    }
   }
 
   /** Running informers for leased types (per namespace when split; briefly more while re-planning). */
@@ -284,6 +322,7 @@ public final class InformerRegistry implements AutoCloseable {
     if (crd != null) {
       crd.stop();
     }
+    options.metrics().openWatches(0);
   }
 
   // ---------------------------------------------------------------- package-private plumbing

@@ -145,7 +145,9 @@ final class TypeState {
     try {
       planServed(snapshot);
       failures = 0;
+      registry.planned(null);
     } catch (KubernetesClientException e) {
+      registry.planned(e);
       // discovery or access review failed (API server unreachable or busy): nothing was changed,
       // what runs keeps running; try again with a growing delay
       rediscover = true;
@@ -385,6 +387,28 @@ final class TypeState {
     Map<String, InformerHandle> running = new LinkedHashMap<>(informers.active());
     running.putAll(informers.pending());
     return running;
+  }
+
+  /**
+   * Adds what this type's running informers show of the connection to {@code tally} (any
+   * thread: reads volatile snapshots only).
+   */
+  void tallyHealth(HealthTally tally, Instant now) {
+    Map<String, InformerHandle> running = running();
+    if (running.isEmpty()) {
+      if (!leases.isEmpty() && skipped.stream().anyMatch(s -> Skipped.FORBIDDEN.equals(s.reason()))) {
+        tally.forbidden(type);
+      } else if (!leases.isEmpty()) {
+        tally.idle();
+      }
+      return;
+    }
+    tally.watched(type);
+    for (InformerHandle h : running.values()) {
+      if (!h.stopped()) {
+        tally.watch(h.toString(), h.liveness, now);
+      }
+    }
   }
 
   boolean notServed() {

@@ -65,6 +65,8 @@ final class WatchLiveness implements Interceptor {
   private volatile boolean answered;
   /** Why the last request did not deliver; {@code null} while it is healthy. */
   private volatile String problem;
+  /** The HTTP status of the last failed request ({@code 0}: none, or no answer at all). */
+  private volatile int failureCode;
 
   /**
    * @param window the liveness window (whole seconds, at least one)
@@ -129,6 +131,7 @@ final class WatchLiveness implements Interceptor {
       }
     } else if (code != 410) {
       // 410 reaches the watcher as "gone" and is counted there
+      failureCode = code;
       failed("error: HTTP " + code + " from the watch request", InformerMetrics.RESTART_ERROR);
     } else {
       alive();
@@ -150,6 +153,7 @@ final class WatchLiveness implements Interceptor {
     if (closedByClient(t)) {
       return;
     }
+    failureCode = 0;
     if (t instanceof TimeoutException) {
       failed("liveness: no answer to the watch request for " + seconds(giveUpMillis),
           InformerMetrics.RESTART_LIVENESS);
@@ -191,6 +195,7 @@ final class WatchLiveness implements Interceptor {
   /** The informer's list failed (fabric8 retries it with backoff). */
   void listFailed(Throwable failure) {
     Throwable t = unwrap(failure);
+    failureCode = t instanceof io.fabric8.kubernetes.client.KubernetesClientException k ? k.getCode() : 0;
     problem = t instanceof TimeoutException ? "liveness: list timed out" : "error: list failed: " + describe(t);
   }
 
@@ -231,6 +236,30 @@ final class WatchLiveness implements Interceptor {
   /** Why the last request did not deliver, {@code null} while healthy. */
   String problem() {
     return problem;
+  }
+
+  /** The HTTP status of the last failed request, {@code 0} while healthy or when none came. */
+  int failureCode() {
+    return failureCode;
+  }
+
+  /** Whether a watch request is answered and streaming now. */
+  boolean streaming() {
+    return answered;
+  }
+
+  /** When the watch or its list last showed the connection alive (epoch millis). */
+  long lastAliveMillis() {
+    return lastAliveMillis;
+  }
+
+  /**
+   * Whether the connection failed without an answer (refused, reset, timed out, silent past the
+   * window) and nothing arrived for longer than the client waits on a silent watch: one window
+   * plus its grace, so a blackholed cluster is noticed well within two windows.
+   */
+  boolean unreachable(Instant now) {
+    return problem != null && failureCode == 0 && now.toEpochMilli() - lastAliveMillis > giveUpMillis;
   }
 
   /** The stall at {@code now}, or {@code null} when the watch showed life recently enough. */
@@ -275,6 +304,7 @@ final class WatchLiveness implements Interceptor {
   private void alive() {
     lastAliveMillis = clock.millis();
     problem = null;
+    failureCode = 0;
   }
 
   private void failed(String why, String reason) {

@@ -22,7 +22,7 @@ import java.util.zip.GZIPInputStream;
 
 /**
  * A loopback endpoint for an {@code http} sink that applies records the way {@code
- * docs/record-format.md} tells receivers to: per (target, record key) it keeps the largest {@code
+ * docs/record-format.md} tells receivers to: per (cluster, target, record key) it keeps the largest {@code
  * sequence} seen, DELETEs included, and applies a record only when its sequence is larger. A
  * record without a sequence is applied in arrival order, as a receiver that ignores sequences
  * would.
@@ -103,7 +103,8 @@ public final class SequencedRecordReceiver implements AutoCloseable {
   /** The documented rule: upsert or delete only if newer; remember the largest sequence per key. */
   private synchronized void apply(JsonNode batch) {
     for (JsonNode r : batch) {
-      String key = r.path("target").asText() + "|" + key(r);
+      // sequences are per (cluster, target, key): two clusters of one target hold the same keys
+      String key = r.path("cluster").asText() + "|" + r.path("target").asText() + "|" + key(r);
       JsonNode seq = r.get("sequence");
       if (seq == null || seq.isNull()) {
         unsequenced++;
@@ -143,8 +144,15 @@ public final class SequencedRecordReceiver implements AutoCloseable {
     return out;
   }
 
-  /** The live records held, by {@code target|key}. */
+  /** The live records held, by {@code target|key} (for a receiver fed by one cluster). */
   public synchronized Map<String, JsonNode> held() {
+    Map<String, JsonNode> out = new HashMap<>();
+    state.forEach((k, r) -> out.put(k.substring(k.indexOf('|') + 1), r));
+    return out;
+  }
+
+  /** The live records held, by {@code cluster|target|key}. */
+  public synchronized Map<String, JsonNode> heldByCluster() {
     return new HashMap<>(state);
   }
 
