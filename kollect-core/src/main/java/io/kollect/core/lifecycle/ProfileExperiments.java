@@ -211,7 +211,7 @@ public final class ProfileExperiments {
     for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       Optional<ProfileHistory.Snapshot> read = history.read(profile);
       if (read.isEmpty()) {
-        forget(profile);
+        remove(profile);
         return Optional.empty();
       }
       ProfileHistory.Snapshot s = read.get();
@@ -325,7 +325,8 @@ public final class ProfileExperiments {
     }
   }
 
-  private void forget(String profile) {
+  /** The profile is gone: removes it and its shadow from the engine and forgets its timers. */
+  public synchronized void remove(String profile) {
     diffWritten.remove(profile);
     if (engine != null) {
       if (shadowed.remove(profile)) {

@@ -1,0 +1,130 @@
+package io.kollect.operator;
+
+import io.kollect.core.KollectEngine;
+import io.kollect.core.lifecycle.ProfileExperiments;
+import io.kollect.extract.ProfileSpec;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The profile reconcile of the operator: every KollectProfile event goes through {@link
+ * ProfileExperiments#reconcile} (revisions, status, experiment transitions, the engine's profile
+ * and shadow profile) instead of straight into the engine, and the instants it names (deadlines,
+ * the diff refresh, the end of a terminal phase's retention) are timers here, so a deadline holds
+ * across restarts: it is read from status by the next instance's first reconcile.
+ *
+ * <p>Only the leader writes (status, revisions, a restored spec); a follower drives its engine
+ * from the status as it is. When a reconcile fails (API unreachable, no permission on
+ * ControllerRevisions) it is retried after {@link #RETRY}; a profile never reconciled yet goes into
+ * the engine as its spec says, so the inventory does not wait for the history.
+ */
+final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(ProfileLifecycle.class);
+  static final Duration RETRY = Duration.ofSeconds(10);
+
+  private final ProfileExperiments experiments;
+  private final KollectEngine engine;
+  private final ScheduledExecutorService timers;
+  private final Clock clock;
+  private final Map<String, ScheduledFuture<?>> scheduled = new ConcurrentHashMap<>();
+  /** Profiles whose reconcile succeeded once (their engine profile is the lifecycle's). */
+  private final Set<String> reconciled = ConcurrentHashMap.newKeySet();
+
+  ProfileLifecycle(ProfileExperiments experiments, KollectEngine engine, Clock clock) {
+    this.experiments = experiments;
+    this.engine = engine;
+    this.clock = clock;
+    this.timers = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "kollect-profile-lifecycle");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** The experiments API of this operator's profiles (for {@code /experiments}). */
+  ProfileExperiments experiments() {
+    return experiments;
+  }
+
+  @Override
+  public void put(String name, ProfileSpec spec) {
+    if (!reconcile(name) && !reconciled.contains(name)) {
+      engine.putProfile(name, spec);
+    }
+  }
+
+  @Override
+  public void remove(String name) {
+    ScheduledFuture<?> f = scheduled.remove(name);
+    if (f != null) {
+      f.cancel(false);
+    }
+    reconciled.remove(name);
+    experiments.remove(name);
+  }
+
+  @Override
+  public void statusChanged(String name) {
+    reconcile(name);
+  }
+
+  /** Leading: writes on, and every known profile reconciled (its deadlines may have passed). */
+  void leadership(boolean leading) {
+    experiments.setWrites(leading);
+    if (leading) {
+      for (String name : Set.copyOf(reconciled)) {
+        schedule(name, Optional.of(clock.instant()));
+      }
+    }
+  }
+
+  /** Reconciles now; whether it succeeded. */
+  private boolean reconcile(String name) {
+    try {
+      schedule(name, experiments.reconcile(name));
+      reconciled.add(name);
+      return true;
+    } catch (RuntimeException e) {
+      log.warn("KollectProfile {}: reconciling its revisions and experiment failed, retrying in "
+          + "{}s: {}", name, RETRY.toSeconds(), ProblemReports.firstLine(String.valueOf(e.getMessage())));
+      schedule(name, Optional.of(clock.instant().plus(RETRY)));
+      return false;
+    }
+  }
+
+  private void schedule(String name, Optional<Instant> at) {
+    ScheduledFuture<?> old = at.isEmpty() ? scheduled.remove(name) : null;
+    if (old != null) {
+      old.cancel(false);
+    }
+    if (at.isEmpty() || timers.isShutdown()) {
+      return;
+    }
+    long delay = Math.max(0, Duration.between(clock.instant(), at.get()).toMillis());
+    ScheduledFuture<?> next = timers.schedule(() -> {
+      scheduled.remove(name);
+      reconcile(name);
+    }, delay, TimeUnit.MILLISECONDS);
+    ScheduledFuture<?> replaced = scheduled.put(name, next);
+    if (replaced != null) {
+      replaced.cancel(false);
+    }
+  }
+
+  @Override
+  public void close() {
+    timers.shutdownNow();
+    scheduled.clear();
+  }
+}
