@@ -155,6 +155,7 @@ public final class KollectOperator implements AutoCloseable {
     feed.profileInput(profileLifecycle);
     this.http = new OperatorHttp(Records.mapper(), this::notReadyReasons, metrics::scrape,
         engine::inventory, config.inventoryAuth());
+    http.experiments(profileLifecycle::view);
     this.leadership = new Leadership(new Leadership.Steps() {
       @Override
       public void forgetWritten() {

@@ -57,6 +57,28 @@ final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoClo
     return experiments;
   }
 
+  /**
+   * The body of {@code GET /experiments/{profile}}.
+   *
+   * @param profile the profile
+   * @param currentRevision the revision of its spec
+   * @param previousRevision the revision before
+   * @param deliveredRevision the revision sinks receive
+   * @param experiment the experiment as in status
+   * @param diff the candidate vs the baseline with samples of changed records (scrubbed), from
+   *     this replica's engine while a shadow experiment runs here, else as stored in status
+   */
+  record ExperimentView(String profile, String currentRevision, String previousRevision,
+      String deliveredRevision, io.kollect.operator.crd.ProfileExperimentStatus experiment,
+      io.kollect.extract.ProfileDiff diff) {}
+
+  /** The experiment view of a profile, empty when it does not exist. */
+  Optional<ExperimentView> view(String profile) {
+    return experiments.status(profile).map(s -> new ExperimentView(profile, s.currentRevision(),
+        s.previousRevision(), s.deliveredRevision(), ProfileStates.status(s.experiment()),
+        experiments.diff(profile).orElse(null)));
+  }
+
   @Override
   public void put(String name, ProfileSpec spec) {
     if (!reconcile(name) && !reconciled.contains(name)) {
