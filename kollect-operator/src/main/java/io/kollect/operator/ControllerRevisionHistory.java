@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.kollect.core.lifecycle.Experiment;
+import io.kollect.core.lifecycle.ProfileExperiments;
 import io.kollect.core.lifecycle.ProfileHistory;
 import io.kollect.core.lifecycle.ProfileRevision;
 import io.kollect.core.lifecycle.ProfileState;
@@ -70,8 +72,45 @@ public final class ControllerRevisionHistory implements ProfileHistory {
     if (p == null) {
       return Optional.empty();
     }
-    return Optional.of(new Snapshot(CrTranslation.profile(p), ProfileStates.from(p.getStatus()),
+    ProfileState state = ProfileStates.from(p.getStatus());
+    return Optional.of(new Snapshot(effectiveSpec(p, state), state,
         p.getMetadata().getResourceVersion()));
+  }
+
+  /**
+   * The profile's spec as the lifecycle sees it: the candidate of a declared experiment while
+   * that experiment runs ({@link DeclaredExperiment}), else {@code spec}.
+   */
+  private static ProfileSpec effectiveSpec(KollectProfile p, ProfileState state) {
+    ProfileSpec spec = CrTranslation.profile(p);
+    Experiment e = state.experiment();
+    if (e == null || !e.running()) {
+      return spec;
+    }
+    Optional<ProfileExperiments.StartRequest> declared = declaredOrEmpty(p);
+    if (declared.isPresent() && declared.get().id().equals(e.id())
+        && ProfileRevision.specHash(declared.get().candidate()).equals(e.expectedSpecHash())) {
+      return declared.get().candidate();
+    }
+    return spec;
+  }
+
+  private static Optional<ProfileExperiments.StartRequest> declaredOrEmpty(KollectProfile p) {
+    try {
+      return DeclaredExperiment.of(p);
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The experiment the profile declares in its annotation, if any.
+   *
+   * @throws IllegalArgumentException naming the annotation when it cannot be read
+   */
+  Optional<ProfileExperiments.StartRequest> declared(String profile) {
+    KollectProfile p = client.resources(KollectProfile.class).withName(profile).get();
+    return p == null ? Optional.empty() : DeclaredExperiment.of(p);
   }
 
   @Override
@@ -100,6 +139,19 @@ public final class ControllerRevisionHistory implements ProfileHistory {
 
   @Override
   public void writeSpec(String profile, ProfileSpec spec) {
+    KollectProfile p = client.resources(KollectProfile.class).withName(profile).get();
+    if (p == null) {
+      throw new NoSuchElementException("KollectProfile " + profile + " does not exist");
+    }
+    Optional<ProfileExperiments.StartRequest> declared = declaredOrEmpty(p);
+    String hash = ProfileRevision.specHash(spec);
+    if (hash.equals(ProfileRevision.specHash(CrTranslation.profile(p)))
+        || declared.map(d -> ProfileRevision.specHash(d.candidate()).equals(hash))
+            .orElse(false)) {
+      // Already the spec, or a declared candidate: it stays in the annotation, the spec (owned
+      // by whoever applies the manifest) is not touched.
+      return;
+    }
     ObjectNode patch = JSON.createObjectNode();
     JsonNode canonical = canonicalTree(spec);
     patch.putObject("spec").set("resources", canonical.path("resources"));

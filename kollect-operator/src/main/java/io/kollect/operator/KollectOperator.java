@@ -149,9 +149,11 @@ public final class KollectOperator implements AutoCloseable {
             config.stdoutRecords().isPresent() ? List.of(STDOUT_SINK) : List.of(),
             config.defaultServiceAccount(), config.resyncPeriod().toMillis()),
         clock);
-    this.profileLifecycle = new ProfileLifecycle(ProfileExperiments.builder(
-        new ControllerRevisionHistory(client, config.operatorNamespace())).engine(engine)
-        .clock(clock).writes(!config.leaderElection().enabled()).build(), engine, clock);
+    ControllerRevisionHistory history =
+        new ControllerRevisionHistory(client, config.operatorNamespace());
+    this.profileLifecycle = new ProfileLifecycle(history, ProfileExperiments.builder(history)
+        .engine(engine).clock(clock).writes(!config.leaderElection().enabled()).build(), engine,
+        clock);
     feed.profileInput(profileLifecycle);
     this.http = new OperatorHttp(Records.mapper(), this::notReadyReasons, metrics::scrape,
         engine::inventory, config.inventoryAuth());

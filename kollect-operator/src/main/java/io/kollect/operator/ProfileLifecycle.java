@@ -1,7 +1,12 @@
 package io.kollect.operator;
 
 import io.kollect.core.KollectEngine;
+import io.kollect.core.lifecycle.Experiment;
+import io.kollect.core.lifecycle.ExperimentRejectedException;
 import io.kollect.core.lifecycle.ProfileExperiments;
+import io.kollect.core.lifecycle.ProfileHistory;
+import io.kollect.core.lifecycle.ProfileRevision;
+import io.kollect.core.lifecycle.ProfileState;
 import io.kollect.extract.ProfileSpec;
 import java.time.Clock;
 import java.time.Duration;
@@ -33,6 +38,7 @@ final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoClo
   private static final Logger log = LoggerFactory.getLogger(ProfileLifecycle.class);
   static final Duration RETRY = Duration.ofSeconds(10);
 
+  private final ControllerRevisionHistory history;
   private final ProfileExperiments experiments;
   private final KollectEngine engine;
   private final ScheduledExecutorService timers;
@@ -40,8 +46,12 @@ final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoClo
   private final Map<String, ScheduledFuture<?>> scheduled = new ConcurrentHashMap<>();
   /** Profiles whose reconcile succeeded once (their engine profile is the lifecycle's). */
   private final Set<String> reconciled = ConcurrentHashMap.newKeySet();
+  /** Problems of declared experiments already logged (once each). */
+  private final Set<String> warnedDeclarations = ConcurrentHashMap.newKeySet();
 
-  ProfileLifecycle(ProfileExperiments experiments, KollectEngine engine, Clock clock) {
+  ProfileLifecycle(ControllerRevisionHistory history, ProfileExperiments experiments,
+      KollectEngine engine, Clock clock) {
+    this.history = history;
     this.experiments = experiments;
     this.engine = engine;
     this.clock = clock;
@@ -114,6 +124,9 @@ final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoClo
   /** Reconciles now; whether it succeeded. */
   private boolean reconcile(String name) {
     try {
+      if (experiments.writes()) {
+        followDeclaration(name);
+      }
       schedule(name, experiments.reconcile(name));
       reconciled.add(name);
       return true;
@@ -122,6 +135,49 @@ final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoClo
           + "{}s: {}", name, RETRY.toSeconds(), ProblemReports.firstLine(String.valueOf(e.getMessage())));
       schedule(name, Optional.of(clock.instant().plus(RETRY)));
       return false;
+    }
+  }
+
+  /**
+   * A declared experiment ({@link DeclaredExperiment}) starts when its id is not the profile's
+   * experiment yet; when the declaration goes, the running experiment it started is promoted
+   * (the spec is now the candidate) or stopped (the spec is still the baseline); any other spec
+   * aborts it as usual. A declaration while another experiment runs waits for it to end.
+   */
+  private void followDeclaration(String name) {
+    Optional<ProfileExperiments.StartRequest> declared;
+    try {
+      declared = history.declared(name);
+    } catch (IllegalArgumentException e) {
+      if (warnedDeclarations.add(name + "\n" + e.getMessage())) {
+        log.warn("KollectProfile {}: {}", name, e.getMessage());
+      }
+      return;
+    }
+    Optional<ProfileHistory.Snapshot> read = history.read(name);
+    if (read.isEmpty() || read.get().state().currentRevision() == null) {
+      return;
+    }
+    ProfileState state = read.get().state();
+    Experiment e = state.experiment();
+    try {
+      if (declared.isPresent()) {
+        ProfileExperiments.StartRequest d = declared.get();
+        if (e == null || (!e.running() && !e.id().equals(d.id()))) {
+          experiments.start(name, d.withNote(DeclaredExperiment.MESSAGE));
+        }
+      } else if (e != null && e.running() && DeclaredExperiment.MESSAGE.equals(e.message())) {
+        String hash = ProfileRevision.specHash(read.get().spec());
+        if (hash.equals(e.expectedSpecHash())) {
+          experiments.promote(name, e.id());
+        } else if (ProfileRevision.name(name, hash).equals(e.baselineRevision())) {
+          experiments.stop(name, e.id());
+        }
+      }
+    } catch (ExperimentRejectedException ex) {
+      if (warnedDeclarations.add(name + "\n" + ex.getMessage())) {
+        log.warn("KollectProfile {}: declared experiment: {}", name, ex.getMessage());
+      }
     }
   }
 

@@ -25,9 +25,13 @@ final class ProfileStates {
 
   private ProfileStates() {}
 
-  /** Whether an update changed any lifecycle key of the status. */
+  /** Whether an update changed a lifecycle key of the status or the declared experiment. */
   static boolean lifecycleChanged(io.fabric8.kubernetes.api.model.GenericKubernetesResource before,
       io.fabric8.kubernetes.api.model.GenericKubernetesResource after) {
+    if (!java.util.Objects.equals(DeclaredExperiment.text(before.getMetadata().getAnnotations()),
+        DeclaredExperiment.text(after.getMetadata().getAnnotations()))) {
+      return true;
+    }
     Object b = before.getAdditionalProperties().get("status");
     Object a = after.getAdditionalProperties().get("status");
     for (String k : STATUS_KEYS) {

@@ -48,7 +48,7 @@ class ProfileLifecycleIT {
     cluster = TestCluster.start();
     fx = new LifecycleFixture(cluster);
     operator = TestOperator.on(cluster).trusting("rev", "live", "promote", "reject", "abort",
-        "race", "long").start();
+        "race", "long", "gitops").start();
   }
 
   @AfterAll
@@ -260,5 +260,59 @@ class ProfileLifecycleIT {
         revision("race", CANDIDATE).equals(fx.status("race").currentRevision())
             && fx.records("race").size() == 4);
     assertThat(phase("race")).isEqualTo("running");
+  }
+
+  private static void applyDeclared(String profile, String id, String specYaml) {
+    cluster.apply("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectProfile
+        metadata:
+          name: %s
+          annotations:
+            kollect.io/experiment: |
+              id: %s
+              mode: live
+              candidate:
+        %s
+        spec:
+        %s""".formatted(profile, id, LifecycleFixture.CANDIDATE_YAML.indent(8),
+        specYaml.indent(2)));
+  }
+
+  @Test
+  void aDeclaredExperimentSurvivesReapplyAndEndsWithItsDeclaration() {
+    fx.setUp("gitops", "gitops");
+    fx.awaitBaseline("gitops", "gitops");
+
+    applyDeclared("gitops", "g1", LifecycleFixture.BASELINE_YAML);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> "running".equals(phase("gitops"))
+        && revision("gitops", CANDIDATE).equals(fx.status("gitops").currentRevision())
+        && fx.records("gitops").size() == 4);
+    assertThat(fx.status("gitops").experiment().message())
+        .isEqualTo(DeclaredExperiment.MESSAGE);
+    // The spec in Git stays the baseline: nothing patched it.
+    assertThat(fx.specRevision("gitops")).isEqualTo(revision("gitops", BASELINE));
+    // A GitOps tool re-applies the same manifest: the experiment goes on.
+    applyDeclared("gitops", "g1", LifecycleFixture.BASELINE_YAML);
+    await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+        .until(() -> "running".equals(phase("gitops")));
+
+    // The declaration goes, the spec stays the baseline: rolled back, cm-1 re-sent once.
+    applySpec("gitops", LifecycleFixture.BASELINE_YAML);
+    await().atMost(Duration.ofSeconds(30)).until(() -> "rollback".equals(phase("gitops"))
+        && revision("gitops", BASELINE).equals(fx.status("gitops").deliveredRevision())
+        && fx.records("gitops").size() == 5);
+
+    // A new declaration, then the candidate committed as the spec: promoted, nothing re-sent.
+    applyDeclared("gitops", "g2", LifecycleFixture.BASELINE_YAML);
+    await().atMost(Duration.ofSeconds(30)).until(() -> "running".equals(phase("gitops"))
+        && "g2".equals(fx.status("gitops").experiment().id())
+        && fx.records("gitops").size() == 6);
+    applySpec("gitops", LifecycleFixture.CANDIDATE_YAML);
+    await().atMost(Duration.ofSeconds(30)).until(() -> "promoted".equals(phase("gitops")));
+    assertThat(fx.status("gitops").deliveredRevision()).isEqualTo(revision("gitops", CANDIDATE));
+    await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+        .until(() -> fx.records("gitops").size() == 6);
   }
 }

@@ -53,27 +53,39 @@ public final class ProfileExperiments {
    * @param mode {@link ExperimentMode#SHADOW} unless given
    * @param timeout how long it may run ({@link ExperimentTransitions#DEFAULT_TIMEOUT} unless
    *     given)
+   * @param note the experiment's message while it runs ({@code started} unless given), e.g.
+   *     where it was declared
    */
   public record StartRequest(String id, ProfileSpec candidate, ExperimentMode mode,
-      Duration timeout) {
+      Duration timeout, String note) {
     public StartRequest {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(candidate, "candidate");
       mode = mode == null ? ExperimentMode.SHADOW : mode;
       timeout = timeout == null ? ExperimentTransitions.DEFAULT_TIMEOUT : timeout;
+      note = note == null ? "started" : note;
+    }
+
+    /** The request with the default note. */
+    public StartRequest(String id, ProfileSpec candidate, ExperimentMode mode, Duration timeout) {
+      this(id, candidate, mode, timeout, null);
     }
 
     /** A shadow experiment with the default timeout. */
     public static StartRequest of(String id, ProfileSpec candidate) {
-      return new StartRequest(id, candidate, null, null);
+      return new StartRequest(id, candidate, null, null, null);
     }
 
     public StartRequest withMode(ExperimentMode m) {
-      return new StartRequest(id, candidate, m, timeout);
+      return new StartRequest(id, candidate, m, timeout, note);
     }
 
     public StartRequest withTimeout(Duration t) {
-      return new StartRequest(id, candidate, mode, t);
+      return new StartRequest(id, candidate, mode, t, note);
+    }
+
+    public StartRequest withNote(String n) {
+      return new StartRequest(id, candidate, mode, timeout, n);
     }
   }
 
@@ -127,6 +139,9 @@ public final class ProfileExperiments {
       ProfileHistory.Snapshot s = snapshot(profile);
       ProfileState next = ExperimentTransitions.start(s.state(), request.id(), request.mode(),
           request.timeout(), candidate.specHash(), candidate.name(), clock.instant());
+      if (next != s.state()) {
+        next = next.withExperiment(next.experiment().toBuilder().message(request.note()).build());
+      }
       history.saveRevision(candidate);
       if (next != s.state() && !history.writeState(profile, s.version(), next)) {
         continue;
