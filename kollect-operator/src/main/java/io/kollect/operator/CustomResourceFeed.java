@@ -54,7 +54,7 @@ final class CustomResourceFeed implements AutoCloseable {
 
   /** Where a profile's spec goes: the engine, or the profile lifecycle in front of it. */
   interface ProfileInput {
-    void put(String name, ProfileSpec spec);
+    void put(KollectProfile profile, ProfileSpec spec);
 
     void remove(String name);
 
@@ -111,8 +111,8 @@ final class CustomResourceFeed implements AutoCloseable {
     this.clock = clock;
     this.profileInput = new ProfileInput() {
       @Override
-      public void put(String name, ProfileSpec spec) {
-        engine.putProfile(name, spec);
+      public void put(KollectProfile profile, ProfileSpec spec) {
+        engine.putProfile(profile.getMetadata().getName(), spec);
       }
 
       @Override
@@ -216,7 +216,7 @@ final class CustomResourceFeed implements AutoCloseable {
     String problem = null;
     try {
       ProfileSpec spec = CrTranslation.profile(profile);
-      profileInput.put(name, spec);
+      profileInput.put(profile, spec);
       problem = engine.profileError(name).orElse(null);
     } catch (ProfileValidationException e) {
       problem = e.getMessage();

@@ -8,6 +8,7 @@ import io.kollect.core.lifecycle.ProfileHistory;
 import io.kollect.core.lifecycle.ProfileRevision;
 import io.kollect.core.lifecycle.ProfileState;
 import io.kollect.extract.ProfileSpec;
+import io.kollect.operator.crd.KollectProfile;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -89,9 +90,16 @@ final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoClo
         experiments.diff(profile).orElse(null)));
   }
 
+  /**
+   * Reconciles the profile. When that fails before it ever succeeded, the spec goes into the
+   * engine as it is, unless the cached status shows a running experiment: then the spec may be a
+   * shadow candidate that must not be delivered, and the retry is awaited.
+   */
   @Override
-  public void put(String name, ProfileSpec spec) {
-    if (!reconcile(name) && !reconciled.contains(name)) {
+  public void put(KollectProfile profile, ProfileSpec spec) {
+    String name = profile.getMetadata().getName();
+    if (!reconcile(name) && !reconciled.contains(name)
+        && !ProfileStates.from(profile.getStatus()).experimentRunning()) {
       engine.putProfile(name, spec);
     }
   }

@@ -94,8 +94,8 @@ public final class ProfileExperiments {
   private final Clock clock;
   private final Duration diffInterval;
   private volatile boolean writes;
-  /** Profiles whose shadow profile is in the engine. */
-  private final Set<String> shadowed = ConcurrentHashMap.newKeySet();
+  /** Profiles whose shadow profile is in the engine, with the candidate's revision. */
+  private final Map<String, String> shadowed = new ConcurrentHashMap<>();
   /** When each profile's diff was last stored. */
   private final Map<String, Instant> diffWritten = new ConcurrentHashMap<>();
 
@@ -204,7 +204,7 @@ public final class ProfileExperiments {
    * shadow experiment runs here, else the last diff stored in the state (without samples).
    */
   public Optional<ProfileDiff> diff(String profile) {
-    if (engine != null && shadowed.contains(profile)) {
+    if (engine != null && shadowed.containsKey(profile)) {
       Optional<ProfileDiff> live = engine.shadowDiff(profile);
       if (live.isPresent()) {
         return live;
@@ -271,9 +271,11 @@ public final class ProfileExperiments {
     }
     engine.putProfile(profile, deliveredSpec);
     if (shadowing(state)) {
-      engine.putShadowProfile(profile, spec);
-      shadowed.add(profile);
-    } else if (shadowed.remove(profile)) {
+      // Only a new candidate is given again: giving it restarts its evaluation.
+      if (!rev.name().equals(shadowed.put(profile, rev.name()))) {
+        engine.putShadowProfile(profile, spec);
+      }
+    } else if (shadowed.remove(profile) != null) {
       engine.removeShadowProfile(profile);
       diffWritten.remove(profile);
     }
@@ -287,7 +289,7 @@ public final class ProfileExperiments {
 
   /** The state with the engine's diff stored, at most once per diff interval. */
   private ProfileState withDiff(String profile, ProfileState state, Instant now) {
-    if (engine == null || !shadowing(state) || !shadowed.contains(profile)) {
+    if (engine == null || !shadowing(state) || !shadowed.containsKey(profile)) {
       return state;
     }
     Instant last = diffWritten.get(profile);
@@ -344,7 +346,7 @@ public final class ProfileExperiments {
   public synchronized void remove(String profile) {
     diffWritten.remove(profile);
     if (engine != null) {
-      if (shadowed.remove(profile)) {
+      if (shadowed.remove(profile) != null) {
         engine.removeShadowProfile(profile);
       }
       engine.removeProfile(profile);
