@@ -31,6 +31,12 @@ final class HandOver {
 
   /** Feeds the changes to the view and, when {@code export}, to the sinks. */
   void delta(TargetRuntime rt, RecordChanges changes, Set<String> sinks, boolean export) {
+    if (ExportCap.stale(rt)) {
+      // The cap was set or lifted and no full pass handed over since (e.g. still syncing).
+      changes = ExportCap.full(rt, changes, List.of()).view();
+    } else if (rt.cap != null) {
+      changes = rt.cap.apply(changes);
+    }
     if (changes.isEmpty()) {
       return;
     }
@@ -47,9 +53,10 @@ final class HandOver {
   /** Feeds the changes to the view and, when {@code export}, converges the sinks to {@code all}. */
   void full(TargetRuntime rt, RecordChanges changes, Collection<Record> all, Set<String> sinks,
       boolean export) {
-    feedView(changes);
+    ExportCap.Handed handed = ExportCap.full(rt, changes, all);
+    feedView(handed.view());
     if (export) {
-      exporter.converge(rt.id.toString(), sinks, all);
+      exporter.converge(rt.id.toString(), sinks, handed.export());
     }
   }
 

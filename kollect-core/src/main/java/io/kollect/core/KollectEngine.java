@@ -84,6 +84,7 @@ public final class KollectEngine implements AutoCloseable {
   private final String hostInventorySink;
   private final InventorySink inventoryView = new InventorySink(INVENTORY_VIEW);
   private final int workerCount;
+  private final int warnObjectsPerTarget;
   private final Duration lastExportNotifyInterval;
   private final WorkQueue<TargetId> queue;
   private final TargetIndex index = new TargetIndex();
@@ -106,12 +107,17 @@ public final class KollectEngine implements AutoCloseable {
         t.setDaemon(true);
         return t;
       });
+  /** Skips targets whose reconciles keep failing (issue "Safe change"). */
+  private final CircuitBreaker circuits;
+  /** Candidate profiles evaluated beside their targets (issue "Safe change"). */
+  private final ShadowEvaluation shadows;
   private volatile boolean exportEnabled;
   private volatile boolean started;
   private volatile boolean closed;
 
   private KollectEngine(Builder b) {
     this.workerCount = b.workers;
+    this.warnObjectsPerTarget = b.warnObjectsPerTarget;
     this.lastExportNotifyInterval = b.lastExportNotifyInterval;
     this.deliveryStatusInterval = b.deliveryStatusInterval;
     this.extractOptions = b.extractOptions;
@@ -165,12 +171,39 @@ public final class KollectEngine implements AutoCloseable {
       public InformerLease lease(LeaseRequest request, LeaseListener listener) {
         return registry.lease(request, listener);
       }
+
+      @Override
+      public boolean sinkSuspended(String name) {
+        return exporter.isSinkSuspended(name);
+      }
+
+      @Override
+      public int warnObjectsPerTarget() {
+        return warnObjectsPerTarget;
+      }
     };
     this.reconciler = new TargetReconciler(b.cluster, inputs, exporter, inventoryView,
         hostInventory, index, queue, b.namespaceFilter,
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
         Clock.systemUTC(), boundary, new RequestedProjections(), LeaseSignals.FROM_LEASE_STATUS,
         b.fullPassInterval);
+    this.circuits = b.circuitFailures > 0
+        ? new CircuitBreaker(b.circuitFailures, b.circuitMaxCooldown) : CircuitBreaker.off();
+    this.shadows = new ShadowEvaluation(b.cluster, registry::lease,
+        obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
+        b.namespaceFilter, boundary, extractOptions, this::targetsUsing, Clock.systemUTC(),
+        b.shadowInterval);
+  }
+
+  private List<TargetRuntime> targetsUsing(String profile) {
+    List<TargetRuntime> out = new ArrayList<>();
+    for (TargetId id : index.referencingProfile(profile)) {
+      TargetRuntime rt = targets.get(id);
+      if (rt != null) {
+        out.add(rt);
+      }
+    }
+    return out;
   }
 
   /** Re-enqueues the targets read as the ServiceAccount whose access answer changed. */
@@ -356,6 +389,8 @@ public final class KollectEngine implements AutoCloseable {
     }
     index.remove(id);
     reconciler.remove(rt);
+    circuits.forget(id);
+    shadows.targetGone(rt.spec().profileRef());
     for (TargetStatusListener l : listeners) {
       try {
         l.onRemoved(id);
@@ -563,6 +598,7 @@ public final class KollectEngine implements AutoCloseable {
       }
     }
     deliveryRefresh.shutdownNow();
+    shadows.close();
     if (accessDecisions != null) {
       accessDecisions.close();
     }
@@ -606,7 +642,8 @@ public final class KollectEngine implements AutoCloseable {
    * reconcile.fluxcd.io/requestedAt}-style annotation; also closes its circuit for one attempt.
    */
   public void requestFullPass(TargetId id) {
-    throw new UnsupportedOperationException("issue 16: not yet");
+    circuits.grantAttempt(id, Instant.now());
+    fullPass(id);
   }
 
   /**
@@ -614,7 +651,24 @@ public final class KollectEngine implements AutoCloseable {
    * so; on resume it receives only what changed meanwhile.
    */
   public void setSinkSuspended(String sink, boolean suspended) {
-    throw new UnsupportedOperationException("issue 16: not yet");
+    requireName(sink, "sink name");
+    ensureOpen();
+    if (exporter.isSinkSuspended(sink) == suspended) {
+      return;
+    }
+    exporter.setSinkSuspended(sink, suspended);
+    // Their status names the suspended sink (Ready reason Suspended) or stops naming it.
+    index.referencingSink(sink).forEach(queue::add);
+  }
+
+  /** Whether the sink is suspended ({@link #setSinkSuspended}). */
+  public boolean isSinkSuspended(String sink) {
+    return exporter.isSinkSuspended(sink);
+  }
+
+  /** How many targets' circuits are open now (for a metric). */
+  public int openCircuits() {
+    return circuits.openCount();
   }
 
   /**
@@ -623,12 +677,24 @@ public final class KollectEngine implements AutoCloseable {
    * Replaces an earlier candidate of the profile.
    */
   public void putShadowProfile(String name, ProfileSpec candidate) {
-    throw new UnsupportedOperationException("issue 16: not yet");
+    requireName(name, "profile name");
+    Objects.requireNonNull(candidate, "candidate");
+    ensureOpen();
+    shadows.put(name, candidate);
+    shadowError(name).ifPresent(e -> LOG.warn("candidate of profile {}: {}", name, e));
   }
 
-  /** Stops evaluating the profile's candidate. */
+  /**
+   * Why the profile's candidate cannot be evaluated (its validation message), when it is
+   * invalid; such a candidate is kept, evaluates nothing and {@link #shadowDiff} stays empty.
+   */
+  public Optional<String> shadowError(String name) {
+    return shadows.error(name);
+  }
+
+  /** Stops evaluating the profile's candidate and releases the leases it held. */
   public void removeShadowProfile(String name) {
-    throw new UnsupportedOperationException("issue 16: not yet");
+    shadows.remove(name);
   }
 
   /**
@@ -637,7 +703,7 @@ public final class KollectEngine implements AutoCloseable {
    * evaluated.
    */
   public Optional<ProfileDiff> shadowDiff(String name) {
-    throw new UnsupportedOperationException("issue 16: not yet");
+    return shadows.diff(name);
   }
 
   // ---- package-private hooks for tests ---------------------------------------------------------
@@ -646,6 +712,11 @@ public final class KollectEngine implements AutoCloseable {
   long reconcileCount(TargetId id) {
     TargetRuntime rt = targets.get(id);
     return rt == null ? 0 : rt.reconciles.get();
+  }
+
+  /** How many leases the candidate of the profile holds (over all its targets). */
+  int shadowLeaseCount(String profile) {
+    return shadows.leaseCount(profile);
   }
 
   int informerCount() {
@@ -686,26 +757,45 @@ public final class KollectEngine implements AutoCloseable {
       TargetId id = next.get();
       try {
         TargetRuntime rt = targets.get(id);
-        if (rt != null) {
+        Duration wait = rt == null ? null : circuits.untilAttempt(id, Instant.now());
+        if (wait != null) {
+          queue.addAfter(id, wait); // skipped while open; an earlier wake-up took its place
+        } else if (rt != null) {
           TargetStatus status = reconciler.reconcile(rt);
+          Instant now = Instant.now();
+          Duration open = circuits.record(id, CircuitBreaker.extractionFailure(status), now);
           if (status != null) {
-            publish(rt, status);
+            publish(rt, circuits.decorate(status, rt.status, now));
           }
+          if (open != null) {
+            LOG.warn("target {}: circuit open for {} ({})", id, open,
+                CircuitBreaker.extractionFailure(status));
+            rt.requestFullPass();
+            queue.addAfter(id, open);
+          }
+          shadows.touched(rt.spec().profileRef());
         }
         queue.forget(id);
       } catch (RuntimeException e) {
         int attempt = queue.numRequeues(id) + 1;
-        LOG.warn("reconcile of target {} failed (attempt {}), retrying with backoff", id, attempt,
-            e);
+        Instant now = Instant.now();
+        Duration open = circuits.record(id, StatusBuilder.firstLine(e), now);
+        LOG.warn("reconcile of target {} failed (attempt {}), {}", id, attempt,
+            open == null ? "retrying with backoff" : "circuit open for " + open, e);
         TargetRuntime rt = targets.get(id);
         if (rt != null) {
           try {
-            publish(rt, StatusBuilder.failed(rt, e, Instant.now()));
+            publish(rt, circuits.decorate(StatusBuilder.failed(rt, e, now), rt.status, now));
           } catch (RuntimeException statusFailure) {
             LOG.warn("cannot report the failed reconcile of target {}", id, statusFailure);
           }
         }
-        queue.addRateLimited(id);
+        if (open == null) {
+          queue.addRateLimited(id);
+        } else {
+          queue.forget(id);
+          queue.addAfter(id, open);
+        }
       } finally {
         queue.done(id);
       }
@@ -801,6 +891,10 @@ public final class KollectEngine implements AutoCloseable {
     private Duration deliveryStatusInterval = Duration.ofSeconds(5);
     private ExtractOptions extractOptions = ExtractOptions.none();
     private Duration fullPassInterval = TargetReconciler.DEFAULT_FULL_PASS_INTERVAL;
+    private Duration shadowInterval = ShadowEvaluation.DEFAULT_INTERVAL;
+    private int circuitFailures;
+    private Duration circuitMaxCooldown = Duration.ofMinutes(10);
+    private int warnObjectsPerTarget = Cardinality.DEFAULT_WARN_OBJECTS;
 
     private Builder(KubernetesClient client) {
       this.client = Objects.requireNonNull(client, "client");
@@ -817,15 +911,33 @@ public final class KollectEngine implements AutoCloseable {
 
     /**
      * Opens a target's circuit after {@code failures} consecutive failed reconciles, skipping it
-     * for a cool-down that doubles per failed half-open attempt up to {@code maxCooldown}.
+     * for a cool-down that doubles per failed half-open attempt up to {@code maxCooldown} (default
+     * off; {@code 0} failures turns it off). What counts as a failure is described on the
+     * {@code CircuitOpen} condition's documentation in {@code docs/operations.md}: a reconcile that
+     * throws, or one after which at least half of the target's objects fail extraction.
      */
     public Builder circuitBreaker(int failures, Duration maxCooldown) {
-      throw new UnsupportedOperationException("issue 16: not yet");
+      if (failures < 0) {
+        throw new IllegalArgumentException("circuitBreaker failures: must be zero (off) or "
+            + "positive, got " + failures);
+      }
+      if (maxCooldown == null || maxCooldown.isNegative() || maxCooldown.isZero()) {
+        throw new IllegalArgumentException("circuitBreaker maxCooldown: must be positive, got "
+            + maxCooldown);
+      }
+      this.circuitFailures = failures;
+      this.circuitMaxCooldown = maxCooldown;
+      return this;
     }
 
     /** Warns ({@code HighCardinality}) when a target holds more objects (default 10,000). */
     public Builder warnObjectsPerTarget(int objects) {
-      throw new UnsupportedOperationException("issue 16: not yet");
+      if (objects < 1) {
+        throw new IllegalArgumentException("warnObjectsPerTarget: must be at least 1, got "
+            + objects);
+      }
+      this.warnObjectsPerTarget = objects;
+      return this;
     }
 
     public Builder cluster(String cluster) {
@@ -1022,6 +1134,20 @@ public final class KollectEngine implements AutoCloseable {
             + interval);
       }
       this.fullPassInterval = interval;
+      return this;
+    }
+
+    /**
+     * Least time between two evaluations of a candidate profile after informer events (default
+     * 10 s): a shadow evaluation costs O(objects of the profile's targets), so it is never run
+     * per event.
+     */
+    public Builder shadowInterval(Duration interval) {
+      if (interval == null || interval.isNegative()) {
+        throw new IllegalArgumentException("shadowInterval: must be zero or positive, got "
+            + interval);
+      }
+      this.shadowInterval = interval;
       return this;
     }
 

@@ -51,6 +51,8 @@ final class StatusBuilder {
   private Instant lastExport;
   private int extractionErrorCount;
   private List<ExtractionError> extractionErrors = List.of();
+  /** Guard conditions (CircuitOpen, HighCardinality) of this status only: never copied. */
+  private final List<Condition> guards = new ArrayList<>();
 
   StatusBuilder(TargetRuntime rt, TargetSpec spec, Instant now) {
     this.rt = rt;
@@ -110,6 +112,12 @@ final class StatusBuilder {
   /** Whether readiness was decided already (a not-ready reason, or ready). */
   boolean readinessDecided() {
     return readyStatus != null;
+  }
+
+  /** Adds a condition after the standard ones (one per type; a later one replaces it). */
+  void condition(String type, String status, String reason, String message) {
+    guards.removeIf(c -> c.type().equals(type));
+    guards.add(new Condition(type, status, reason, message, null));
   }
 
   void lastExport(Instant when) {
@@ -189,6 +197,9 @@ final class StatusBuilder {
               + " left out: " + String.join("; ", named)
               + (more > 0 ? "; and " + more + " more" : ""), previous));
     }
+    for (Condition g : guards) {
+      conditions.add(condition(g.type(), g.status(), g.reason(), g.message(), previous));
+    }
     return new TargetStatus(rt.id, spec.generation(), conditions, counts, skipped, lastExport,
         extractionErrorCount, extractionErrors, deliveries);
   }
@@ -225,7 +236,7 @@ final class StatusBuilder {
     }
   }
 
-  private static String firstLine(Throwable e) {
+  static String firstLine(Throwable e) {
     String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     int nl = m.indexOf('\n');
     return nl < 0 ? m : m.substring(0, nl);

@@ -63,6 +63,16 @@ final class TargetReconciler {
     boolean exportEnabled();
 
     InformerLease lease(LeaseRequest request, LeaseListener listener);
+
+    /** Whether the sink is suspended: it is handed nothing, and targets say so. */
+    default boolean sinkSuspended(String name) {
+      return false;
+    }
+
+    /** Objects per target above which its status warns ({@code HighCardinality}). */
+    default int warnObjectsPerTarget() {
+      return Cardinality.DEFAULT_WARN_OBJECTS;
+    }
   }
 
   private final Inputs inputs;
@@ -141,6 +151,9 @@ final class TargetReconciler {
   }
 
   private TargetStatus pass(TargetRuntime rt) {
+    if (rt.definition.spec().suspend()) {
+      return TargetSuspension.pause(rt, index, clock.instant());
+    }
     Instant now = clock.instant();
     long nanos = System.nanoTime();
     boolean handedOver = false;
@@ -202,6 +215,13 @@ final class TargetReconciler {
       boolean exporting = ctx.exporting() && inputs.exportEnabled();
       if (exporting) {
         b.judgeDeliveries(DeliveryHealth.snapshot(exporter, rt.id, ctx.sinks()));
+      }
+      Cardinality.judge(b, rt.records.size(), rt, inputs.warnObjectsPerTarget(), rt.status);
+      String suspended = exporting ? SinkSuspension.describe(ctx.sinks(), inputs::sinkSuspended)
+          : null;
+      if (suspended != null) {
+        b.ready(TargetSuspension.REASON_SUSPENDED, rt.records.size() + " objects in scope; "
+            + suspended);
       }
       b.ready(StatusBuilder.REASON_RECONCILED, rt.records.size() + " objects in scope"
           + (exporting ? ", exported to " + (ctx.sinks().isEmpty() ? "no sinks"

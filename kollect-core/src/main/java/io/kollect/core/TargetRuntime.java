@@ -73,6 +73,8 @@ final class TargetRuntime {
   /** Whether, and until when, a periodic full pass is parked on the queue. */
   boolean resyncParked;
   long resyncParkedUntilNanos;
+  /** The export cap's state when the spec has {@code maxObjects}, else {@code null}. */
+  ExportCap cap;
   /** Whether the exporter was handed this target's set since export was (re)enabled. */
   boolean exported;
   Set<String> exportedSinks = Set.of();

@@ -80,6 +80,8 @@ public final class Exporter implements AutoCloseable {
   private final ConcurrentHashMap<String, ScheduledFuture<?>> heartbeats = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, TargetState> targets = new ConcurrentHashMap<>();
   private final Set<String> warnedUnknownSinks = ConcurrentHashMap.newKeySet();
+  /** Sinks nothing is handed to until resumed; what they were handed stays as it was. */
+  private final Set<String> suspendedSinks = ConcurrentHashMap.newKeySet();
   private final ScheduledThreadPoolExecutor scheduler;
   private final Object sinkLock = new Object();
   private volatile boolean closed;
@@ -223,6 +225,39 @@ public final class Exporter implements AutoCloseable {
     }
   }
 
+  /**
+   * Pauses or resumes handing records to a sink (a sink need not be configured yet). While
+   * suspended nothing new is offered to it, heartbeats skip it, and what it was last handed is
+   * kept (records already buffered before the call are still delivered); targets' sets keep
+   * changing. On resume each target's current set is diffed against what the sink was handed, so
+   * it receives only what changed meanwhile: new and changed records, and tombstones for what
+   * left. Costs O(targets × their records) on resume, nothing while suspended.
+   */
+  public void setSinkSuspended(String name, boolean suspended) {
+    Objects.requireNonNull(name, "name");
+    synchronized (sinkLock) {
+      if (suspended) {
+        suspendedSinks.add(name);
+        return;
+      }
+      if (!suspendedSinks.remove(name)) {
+        return;
+      }
+      for (TargetState ts : targets.values()) {
+        synchronized (ts) {
+          if (!ts.discarded && ts.requestedSinks.contains(name)) {
+            syncLocked(ts, name, false);
+          }
+        }
+      }
+    }
+  }
+
+  /** Whether the sink is suspended ({@link #setSinkSuspended}). */
+  public boolean isSinkSuspended(String name) {
+    return suspendedSinks.contains(name);
+  }
+
   /** Names of the sinks currently configured, sorted. */
   public SortedSet<String> sinkNames() {
     return Collections.unmodifiableSortedSet(new TreeSet<>(channels.keySet()));
@@ -356,6 +391,9 @@ public final class Exporter implements AutoCloseable {
     }
     Instant now = clock.instant();
     for (String sink : sinks) {
+      if (suspendedSinks.contains(sink)) {
+        continue; // resuming diffs the whole current set against what it was handed
+      }
       DeliveryChannel channel = channels.get(sink);
       if (channel == null) {
         if (warnedUnknownSinks.add(sink)) {
@@ -519,6 +557,9 @@ public final class Exporter implements AutoCloseable {
    * difference. Caller holds {@code ts}'s monitor, which is what orders this against heartbeats.
    */
   private void syncLocked(TargetState ts, String sink, boolean resendAll) {
+    if (suspendedSinks.contains(sink)) {
+      return;
+    }
     DeliveryChannel channel = channels.get(sink);
     if (channel == null) {
       if (warnedUnknownSinks.add(sink)) {
@@ -662,6 +703,9 @@ public final class Exporter implements AutoCloseable {
    * overtakes a converge. A state the sink refused for good is not offered again.
    */
   private void heartbeatTick(DeliveryChannel channel, int slice) {
+    if (suspendedSinks.contains(channel.name())) {
+      return;
+    }
     Instant now = clock.instant();
     Duration minAge = channel.options().heartbeatInterval().dividedBy(2);
     try {

@@ -57,9 +57,24 @@ public record ProfileDiff(
   public record ChangedRecord(String key, Map<String, JsonNode> before,
       Map<String, JsonNode> after) {}
 
-  /** Starts a diff that keeps {@code samples} changed records at most. */
+  /**
+   * Starts a diff that keeps {@code samples} changed records at most (those with the smallest
+   * keys, so the sample is the same whatever the order objects are added or diffs merged).
+   *
+   * <p>Counting rules: every {@link Accumulator#add} is one object; a candidate record with the
+   * baseline's content hash is no change; an object the candidate fails to extract counts in
+   * {@code errors}, and in {@code removed} as well when the baseline sends it (its record would
+   * leave the sinks). {@code fieldChanges} names every {@code fields} entry, {@code labels.<key>}
+   * and {@code annotations.<key>} that differs (absent on one side counts), and {@code resource}
+   * when only the API version differs. Bytes are each side's records as JSON lines.
+   *
+   * @throws IllegalArgumentException when {@code samples} is negative
+   */
   public static Accumulator accumulator(int samples) {
-    throw new UnsupportedOperationException("issue 16: implemented by the diff work");
+    if (samples < 0) {
+      throw new IllegalArgumentException("samples: must be zero or positive, got " + samples);
+    }
+    return new DiffAccumulator(samples);
   }
 
   /**

@@ -98,7 +98,9 @@ final class CrTranslation {
     }
     sinks.addAll(extraSinks);
     return new TargetSpec(id, generation, spec.profileRef(), scope, sinks,
-        Boolean.TRUE.equals(spec.writeInventory()), serviceAccount(target, defaultServiceAccount));
+        Boolean.TRUE.equals(spec.writeInventory()), serviceAccount(target, defaultServiceAccount))
+        .toBuilder().suspend(Boolean.TRUE.equals(spec.suspend()))
+        .maxObjects(spec.limits() == null ? null : spec.limits().maxObjects()).build();
   }
 
   /** The status subresource of a target from the engine's view alone. */

@@ -79,6 +79,7 @@ final class CustomResourceFeed implements AutoCloseable {
   private final Clock clock;
   /** Targets given to the engine, for readiness. */
   private final Set<TargetId> engineTargets = ConcurrentHashMap.newKeySet();
+  private final ReconcileRequests reconcileRequests;
   /** Configuration problems of KollectSinks by engine sink name. */
   private final Map<String, String> sinkProblems = new ConcurrentHashMap<>();
   /** Warnings (e.g. TLS verification off) of KollectSinks by engine sink name. */
@@ -98,6 +99,7 @@ final class CustomResourceFeed implements AutoCloseable {
       BooleanSupplier leader, Settings settings, Clock clock) {
     this.client = client;
     this.engine = engine;
+    this.reconcileRequests = new ReconcileRequests(engine);
     this.sinkTranslation = sinkTranslation;
     this.problems = problems;
     this.status = status;
@@ -264,6 +266,8 @@ final class CustomResourceFeed implements AutoCloseable {
     String name = CrTranslation.sinkName(ns, sink.getMetadata().getName());
     try {
       SinkTranslation.Built built = sinkTranslation.build(name, sink);
+      // Before the sink is put, so a sink created suspended is handed nothing.
+      engine.setSinkSuspended(name, Boolean.TRUE.equals(sink.getSpec().suspend()));
       engine.putSink(built.sink(), built.options());
       sinkProblems.remove(name);
       sinkWarnings.put(name, built.warnings());
@@ -341,6 +345,11 @@ final class CustomResourceFeed implements AutoCloseable {
 
   // ---- targets ---------------------------------------------------------------------------------
 
+  /** The forced reconciles handled, whose values target statuses echo. */
+  ReconcileRequests reconcileRequests() {
+    return reconcileRequests;
+  }
+
   void onTarget(KollectTarget target) {
     String ns = target.getMetadata().getNamespace();
     if (!namespaceFilter.test(ns)) {
@@ -365,6 +374,7 @@ final class CustomResourceFeed implements AutoCloseable {
       return;
     }
     problems.report(target, "InvalidTarget", what, null);
+    reconcileRequests.onTarget(target, spec.id());
     if (!spec.writeInventory()) {
       targetHooks.withoutInventory(spec.id());
     }
@@ -374,6 +384,7 @@ final class CustomResourceFeed implements AutoCloseable {
     TargetId id = new TargetId(target.getMetadata().getNamespace(), target.getMetadata().getName());
     engine.removeTarget(id);
     engineTargets.remove(id);
+    reconcileRequests.forget(id);
     targetHooks.deleted(id);
     targetHooks.withoutInventory(id);
   }

@@ -85,9 +85,11 @@ final class KindWatch<T extends HasMetadata> implements AutoCloseable {
       public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
         Long before = oldObj.getMetadata().getGeneration();
         Long after = newObj.getMetadata().getGeneration();
-        // Status writes bump resourceVersion, not generation: nothing to reconcile for those.
+        // Status writes bump resourceVersion, not generation: nothing to reconcile for those
+        // (a forced reconcile is an annotation, which bumps neither).
         if (before != null && before.equals(after)
-            && Objects.equals(oldObj.getMetadata().getUid(), newObj.getMetadata().getUid())) {
+            && Objects.equals(oldObj.getMetadata().getUid(), newObj.getMetadata().getUid())
+            && !ReconcileRequests.changed(oldObj, newObj)) {
           guard(newObj, () -> handler.statusChanged(oldObj, newObj));
           return;
         }

@@ -74,14 +74,17 @@ public final class KollectOperator implements AutoCloseable {
    * ({@code --watch-liveness}) with the informer metrics, the list page size ({@code
    * --list-page-size}), the tenant boundary ({@code --default-service-account}, {@code
    * --cluster-wide-namespaces}; always on in the operator, as its targets are namespaced objects
-   * teams may create) and the Secret digest key ({@code --digest-key-secret}/{@code
-   * --digest-key-file}).
+   * teams may create), the Secret digest key ({@code --digest-key-secret}/{@code
+   * --digest-key-file}) and the guards ({@link GuardSettings}).
    */
   static KollectEngine.Builder engineSettings(KollectEngine.Builder builder, OperatorConfig config,
       InformerMetrics metrics, Optional<byte[]> digestKey) {
     builder.informerOptions(informerOptions(config, metrics))
         .defaultServiceAccount(config.defaultServiceAccount())
-        .trustedNamespaces(config.trustedNamespaces());
+        .trustedNamespaces(config.trustedNamespaces())
+        .circuitBreaker(config.guards().circuitBreakerFailures(),
+            config.guards().circuitBreakerMaxCooldown())
+        .warnObjectsPerTarget(config.guards().warnObjectsPerTarget());
     digestKey.ifPresent(key -> builder.extractOptions(new ExtractOptions(key)));
     return builder;
   }
@@ -149,6 +152,8 @@ public final class KollectOperator implements AutoCloseable {
             config.stdoutRecords().isPresent() ? List.of(STDOUT_SINK) : List.of(),
             config.defaultServiceAccount(), config.resyncPeriod().toMillis()),
         clock);
+    targetStatuses.handledReconcileAt(feed.reconcileRequests()::handled);
+    feed.reconcileRequests().onHandled(targetStatuses::requestWrite);
     ControllerRevisionHistory history =
         new ControllerRevisionHistory(client, config.operatorNamespace());
     this.profileLifecycle = new ProfileLifecycle(history, ProfileExperiments.builder(history)

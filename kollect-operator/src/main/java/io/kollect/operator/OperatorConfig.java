@@ -40,6 +40,9 @@ import java.util.function.Predicate;
  * @param clusterWideThreshold past this many namespaces (the union over the targets reading a
  *     type), one cluster-wide informer serves the type instead of one per namespace, when the
  *     operator may list it cluster-wide ({@code --informer-cluster-wide-threshold})
+ * @param guards the circuit breaker and the cardinality warning ({@code
+ *     --circuit-breaker-failures}, {@code --circuit-breaker-max-cooldown}, {@code
+ *     --warn-objects-per-target})
  */
 public record OperatorConfig(
     String clusterName,
@@ -60,7 +63,8 @@ public record OperatorConfig(
     Set<String> clusterWideNamespaces,
     DigestKeySource digestKey,
     int listPageSize,
-    int clusterWideThreshold) {
+    int clusterWideThreshold,
+    GuardSettings guards) {
 
   /** Informers list in pages of 500 objects (as client-go's pager). */
   public static final int DEFAULT_LIST_PAGE_SIZE = 500;
@@ -81,7 +85,22 @@ public record OperatorConfig(
         includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
         stdoutRecords, DEFAULT_STATUS_WRITE_INTERVAL, DEFAULT_WATCH_LIVENESS,
         DEFAULT_SERVICE_ACCOUNT, Set.of(), DigestKeySource.none(), DEFAULT_LIST_PAGE_SIZE,
-        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD);
+        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD, GuardSettings.defaults());
+  }
+
+  /** The settings before issue 16, with the default guards. */
+  public OperatorConfig(String clusterName, int workers, Duration resyncPeriod,
+      BindAddress metricsAddress, BindAddress probeAddress, LeaderElectionSettings leaderElection,
+      Set<String> includeNamespaces, Set<String> excludeNamespaces, InventoryAuth inventoryAuth,
+      Optional<Path> checkpointDir, String operatorNamespace, Optional<PrintStream> stdoutRecords,
+      Duration statusWriteInterval, Duration watchLiveness, String defaultServiceAccount,
+      Set<String> clusterWideNamespaces, DigestKeySource digestKey, int listPageSize,
+      int clusterWideThreshold) {
+    this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
+        includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
+        stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold,
+        GuardSettings.defaults());
   }
 
   /** The settings of issue 12, with the default list page size. */
@@ -95,7 +114,7 @@ public record OperatorConfig(
         includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
         stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
         clusterWideNamespaces, digestKey, DEFAULT_LIST_PAGE_SIZE,
-        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD);
+        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD, GuardSettings.defaults());
   }
 
   public OperatorConfig {
@@ -128,6 +147,7 @@ public record OperatorConfig(
       throw new IllegalArgumentException("--informer-cluster-wide-threshold must be zero or "
           + "positive, got " + clusterWideThreshold);
     }
+    Objects.requireNonNull(guards, "guards");
   }
 
   private static final java.util.regex.Pattern DNS_LABEL =
@@ -146,7 +166,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, interval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards);
   }
 
   /** This configuration with another watch liveness window. */
@@ -154,7 +174,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, window, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards);
   }
 
   /** This configuration with the tenancy settings of issue 12 item 5. */
@@ -162,7 +182,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, serviceAccount,
-        trustedNamespaces, digestKey, listPageSize, clusterWideThreshold);
+        trustedNamespaces, digestKey, listPageSize, clusterWideThreshold, guards);
   }
 
   /** This configuration with a digest key source. */
@@ -170,7 +190,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness,
-        defaultServiceAccount, clusterWideNamespaces, source, listPageSize, clusterWideThreshold);
+        defaultServiceAccount, clusterWideNamespaces, source, listPageSize, clusterWideThreshold, guards);
   }
 
   /** This configuration listing in pages of {@code size} objects ({@code --list-page-size}). */
@@ -178,7 +198,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, size, clusterWideThreshold);
+        clusterWideNamespaces, digestKey, size, clusterWideThreshold, guards);
   }
 
   /** This configuration with another {@code --informer-cluster-wide-threshold}. */
@@ -186,7 +206,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, namespaces);
+        clusterWideNamespaces, digestKey, listPageSize, namespaces, guards);
   }
 
   /** This configuration printing records to {@code out} ({@code --stdout}), or not. */
@@ -194,7 +214,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, out, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards);
   }
 
   /** This configuration keeping checkpoints in files under {@code dir} ({@code --checkpoint-dir}). */
@@ -202,7 +222,15 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, dir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards);
+  }
+
+  /** This configuration with other guard settings (issue "Safe change"). */
+  public OperatorConfig withGuards(GuardSettings settings) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, settings);
   }
 
   /**

@@ -174,6 +174,13 @@ final class OperatorMetrics implements ExportMetrics, InformerMetrics {
     gauge("kollect_target_extraction_errors",
         "Objects in a target's scope that failed extraction and are left out", "target", target)
         .set(status.extractionErrorCount());
+    gauge("kollect_target_circuit_open",
+        "1 while the target's circuit is open (its reconciles keep failing, it is skipped)",
+        "target", target).set(conditionTrue(status, io.kollect.core.Condition.CIRCUIT_OPEN));
+    gauge("kollect_target_high_cardinality",
+        "1 while the target holds more objects than --warn-objects-per-target or leaves some out "
+            + "by limits.maxObjects", "target", target)
+        .set(conditionTrue(status, io.kollect.core.Condition.HIGH_CARDINALITY));
     java.util.Set<String> seen = targetResources.computeIfAbsent(target,
         k -> ConcurrentHashMap.newKeySet());
     seen.addAll(status.objectCounts().keySet());
@@ -182,6 +189,11 @@ final class OperatorMetrics implements ExportMetrics, InformerMetrics {
           "target", target, "resource", resource)
           .set(status.objectCounts().getOrDefault(resource, 0));
     }
+  }
+
+  private static int conditionTrue(io.kollect.core.TargetStatus status, String type) {
+    io.kollect.core.Condition c = status.condition(type);
+    return c != null && "True".equals(c.status()) ? 1 : 0;
   }
 
   /**

@@ -60,6 +60,11 @@ final class ResourceStatuses {
       conditions.add(CrTranslation.kept(previous, "Ready", "False", "InvalidSink", problem, now, generation));
       conditions.add(CrTranslation.kept(previous, "Degraded", "True", "InvalidSink", problem, now, generation));
       conditions.add(CrTranslation.kept(previous, "Stalled", "True", "InvalidSink", problem, now, generation));
+    } else if (sink.getSpec() != null && Boolean.TRUE.equals(sink.getSpec().suspend())) {
+      String message = "suspended (spec.suspend): nothing is sent until it is resumed, then only "
+          + "what changed meanwhile";
+      conditions.add(CrTranslation.kept(previous, "Ready", "False", "Suspended", message, now, generation));
+      conditions.add(CrTranslation.kept(previous, "Degraded", "False", "Suspended", message, now, generation));
     } else if (delivery.failing()) {
       String message = "deliveries are failing since " + CrTranslation.rfc3339(delivery.failingSince())
           + " (" + delivery.failedRecords() + " records in failed attempts, retrying); last success "

@@ -98,6 +98,13 @@ final class TargetStatuses implements TargetStatusListener {
     }
   }
 
+  private volatile java.util.function.Function<TargetId, String> handledReconcile = id -> null;
+
+  /** Where the handled {@code kollect.io/reconcile-requested-at} values come from. */
+  void handledReconcileAt(java.util.function.Function<TargetId, String> source) {
+    this.handledReconcile = source;
+  }
+
   /** Asks for a write of the target's status (after an inventory write, too), coalesced. */
   void requestWrite(TargetId id) {
     TargetStatus status = last.get(id);
@@ -128,7 +135,8 @@ final class TargetStatuses implements TargetStatusListener {
     metrics.deliveries(id, deliveries);
     KollectTargetStatus previous = previousStatus(object.get());
     KollectTargetStatus next = CrTranslation.status(status, inventory.health(id).orElse(null),
-        deliveries, clock.instant(), previous);
+        deliveries, clock.instant(), previous)
+        .withLastHandledReconcileAt(handledReconcile.apply(id));
     writer.writeNow(object.get(), next);
   }
 

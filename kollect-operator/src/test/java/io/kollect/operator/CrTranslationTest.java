@@ -111,6 +111,31 @@ class CrTranslationTest {
   }
 
   @Test
+  void aTargetsSuspendAndObjectCapReachTheCoreSpec() {
+    KollectTarget target = Serialization.unmarshal("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectTarget
+        metadata: {name: t, namespace: team, generation: 2}
+        spec:
+          profileRef: deployments
+          suspend: true
+          limits: {maxObjects: 250}
+        """, KollectTarget.class);
+    TargetSpec spec = CrTranslation.target(target, List.of());
+    assertThat(spec.suspend()).isTrue();
+    assertThat(spec.maxObjects()).isEqualTo(250);
+
+    KollectTarget plain = Serialization.unmarshal("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectTarget
+        metadata: {name: t, namespace: team}
+        spec: {profileRef: deployments}
+        """, KollectTarget.class);
+    assertThat(CrTranslation.target(plain, List.of()).suspend()).isFalse();
+    assertThat(CrTranslation.target(plain, List.of()).maxObjects()).isNull();
+  }
+
+  @Test
   void statusCarriesConditionsCountsSkippedAndExportTime() {
     Instant since = Instant.parse("2024-05-01T10:00:00.123Z");
     TargetStatus status = new TargetStatus(new TargetId("team", "t"), 3,

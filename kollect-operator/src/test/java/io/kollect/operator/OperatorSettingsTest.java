@@ -44,6 +44,14 @@ class OperatorSettingsTest {
   }
 
   @Test
+  void guardsDefaultToFiveFailuresTenMinutesAndTenThousandObjects() {
+    assertThat(config().guards()).isEqualTo(new GuardSettings(5, Duration.ofMinutes(10), 10_000));
+    GuardSettings custom = new GuardSettings(0, Duration.ofSeconds(30), 50);
+    assertThat(config().withGuards(custom).guards()).isEqualTo(custom);
+    assertThat(config().withGuards(custom).withListPageSize(7).guards()).isEqualTo(custom);
+  }
+
+  @Test
   void theClientDefaultsAllowAThousandTargetsStatusesWithinAMinute() {
     // One status write per target at start (StartupApiLoadIT): 1000 writes at the default rate.
     assertThat(1000 / KubeClients.DEFAULT_QPS).isLessThanOrEqualTo(30);

@@ -10,6 +10,7 @@ import io.kollect.operator.KollectOperator;
 import io.kollect.operator.KubeClients;
 import io.kollect.operator.LeaderElectionSettings;
 import io.kollect.operator.LogSetup;
+import io.kollect.operator.GuardSettings;
 import io.kollect.operator.OperatorConfig;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -188,6 +189,21 @@ final class RunCommand implements Callable<Integer> {
       description = "File holding the digest key, instead of --digest-key-secret.")
   Path digestKeyFile;
 
+  @Option(names = "--circuit-breaker-failures", paramLabel = "N", defaultValue = "5",
+      description = "Consecutive failed reconciles after which a target's circuit opens and it is "
+          + "skipped for a growing cool-down; 0 turns the breaker off (default: ${DEFAULT-VALUE}).")
+  int circuitBreakerFailures;
+
+  @Option(names = "--circuit-breaker-max-cooldown", paramLabel = "DURATION", defaultValue = "10m",
+      converter = Converters.GoDuration.class,
+      description = "The longest cool-down of an open circuit (default: ${DEFAULT-VALUE}).")
+  Duration circuitBreakerMaxCooldown;
+
+  @Option(names = "--warn-objects-per-target", paramLabel = "N", defaultValue = "10000",
+      description = "Objects past which a target reports the HighCardinality warning "
+          + "(default: ${DEFAULT-VALUE}).")
+  int warnObjectsPerTarget;
+
   @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.GoDuration.class,
       description = "Stop after this long (default: run until interrupted).")
   Duration duration;
@@ -201,6 +217,13 @@ final class RunCommand implements Callable<Integer> {
     LogSetup.configure(level, logFormat == null ? LogSetup.defaultFormat() : logFormat, parent.err());
     InventoryAuth auth = inventoryAuth();
     DigestKeySource digestKey = digestKeySource();
+    GuardSettings guards;
+    try {
+      guards = new GuardSettings(circuitBreakerFailures, circuitBreakerMaxCooldown,
+          warnObjectsPerTarget);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage());
+    }
     if (checkpointDir != null && Files.exists(checkpointDir) && !Files.isDirectory(checkpointDir)) {
       throw new BadInputException("--checkpoint-dir: " + checkpointDir + " is not a directory");
     }
@@ -226,7 +249,8 @@ final class RunCommand implements Callable<Integer> {
             Optional.ofNullable(checkpointDir), ns,
             stdout ? Optional.of(parent.out()) : Optional.empty(),
             statusWriteInterval, watchLiveness, defaultServiceAccount,
-            Set.copyOf(clusterWideNamespaces), digestKey, listPageSize, clusterWideThreshold);
+            Set.copyOf(clusterWideNamespaces), digestKey, listPageSize, clusterWideThreshold)
+            .withGuards(guards);
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       }

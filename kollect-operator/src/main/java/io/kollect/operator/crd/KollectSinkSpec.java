@@ -18,6 +18,8 @@ import java.util.Map;
  * @param heartbeatInterval how often the full current set is re-sent ({@code 0s} turns it off)
  * @param tls TLS settings of every sink type that speaks TLS (today {@code http} to an {@code
  *     https} URL)
+ * @param suspend pause the sink: nothing is handed to it, and on resume only what changed
+ *     meanwhile (issue "Safe change")
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record KollectSinkSpec(
@@ -29,7 +31,16 @@ public record KollectSinkSpec(
         @JsonPropertyDescription("How often the full current set is re-sent, e.g. 10m; 0s turns it off.")
         String heartbeatInterval,
     @JsonPropertyDescription("TLS settings, shared by every sink type that speaks TLS (http with an https URL).")
-        Tls tls) {
+        Tls tls,
+    @JsonPropertyDescription("Pause the sink: nothing is sent to it until it is resumed, then only "
+        + "what changed meanwhile; the targets naming it say so.")
+        Boolean suspend) {
+
+  /** The spec before issue 16 (never suspended). */
+  public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval,
+      Tls tls) {
+    this(type, file, http, batch, heartbeatInterval, tls, null);
+  }
 
   /** The spec before issue 12 (no TLS block). */
   public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval) {

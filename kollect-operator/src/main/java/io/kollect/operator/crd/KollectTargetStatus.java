@@ -34,7 +34,25 @@ public record KollectTargetStatus(
         List<SinkStatus> sinks,
     @JsonPropertyDescription("Per cluster the target reads: whether it is ready, its objects, "
         + "and why not.")
-        List<ClusterEntry> clusters) {
+        List<ClusterEntry> clusters,
+    @JsonPropertyDescription("The last value of the kollect.io/reconcile-requested-at annotation "
+        + "that forced a full pass.")
+        String lastHandledReconcileAt) {
+
+  /** The status before issue 16 (no forced reconcile handled). */
+  public KollectTargetStatus(Long observedGeneration, List<Condition> conditions,
+      Map<String, Integer> objectCounts, List<SkippedEntry> skipped, String lastExportTime,
+      Integer objects, InventoryStatus inventory, List<SinkStatus> sinks,
+      List<ClusterEntry> clusters) {
+    this(observedGeneration, conditions, objectCounts, skipped, lastExportTime, objects, inventory,
+        sinks, clusters, null);
+  }
+
+  /** This status echoing {@code value} as the handled reconcile request. */
+  public KollectTargetStatus withLastHandledReconcileAt(String value) {
+    return new KollectTargetStatus(observedGeneration, conditions, objectCounts, skipped,
+        lastExportTime, objects, inventory, sinks, clusters, value);
+  }
 
   /**
    * {@code status.clusters[]}.

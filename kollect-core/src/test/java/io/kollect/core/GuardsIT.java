@@ -1,0 +1,362 @@
+package io.kollect.core;
+
+import static io.kollect.core.EngineIT.WAIT;
+import static io.kollect.core.EngineIT.awaitStatus;
+import static io.kollect.core.EngineIT.deploymentProfile;
+import static io.kollect.core.EngineIT.fastSink;
+import static io.kollect.core.EngineIT.is;
+import static io.kollect.core.EngineIT.target;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.kollect.extract.FieldRule;
+import io.kollect.extract.Op;
+import io.kollect.extract.ProfileSpec;
+import io.kollect.extract.Record;
+import io.kollect.extract.ResourceRule;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The guards of issue "Safe change" on a real API server: circuit breaker, cardinality warning
+ * and cap, target and sink suspend, and the forced full pass.
+ */
+class GuardsIT {
+
+  static TestCluster cluster;
+  private final List<KollectEngine> engines = new ArrayList<>();
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = TestCluster.start();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @AfterEach
+  void closeEngines() {
+    engines.forEach(KollectEngine::close);
+  }
+
+  private KollectEngine.Builder builder() {
+    return KollectEngine.builder(cluster.client()).cluster("it").workers(2)
+        .lastExportNotifyInterval(Duration.ZERO)
+        .retryRateLimit(Duration.ofMillis(20), Duration.ofMillis(100), 100, 100);
+  }
+
+  private KollectEngine track(KollectEngine engine) {
+    engines.add(engine);
+    return engine;
+  }
+
+  private static ProfileSpec helmReleases() {
+    return new ProfileSpec(List.of(new ResourceRule("", "v1", "Secret",
+        List.of(FieldRule.of("release", ".release.name")), List.of(), List.of(), List.of(),
+        false, true)));
+  }
+
+  private static void corruptRelease(String ns, String name) {
+    cluster.client().secrets().inNamespace(ns).resource(new SecretBuilder()
+        .withNewMetadata().withName("sh.helm.release.v1." + name + ".v1")
+        .addToLabels("owner", "helm").endMetadata().withType("helm.sh/release.v1")
+        .addToData("release", Base64.getEncoder().encodeToString(
+            "not a helm release".getBytes(StandardCharsets.UTF_8)))
+        .build()).create();
+  }
+
+  private static void touch(String ns, String secret, int n) {
+    cluster.client().secrets().inNamespace(ns).withName(secret).edit(s -> {
+      s.getMetadata().getLabels().put("touch", String.valueOf(n));
+      return s;
+    });
+  }
+
+  private static boolean open(TargetStatus s) {
+    return is(s, Condition.CIRCUIT_OPEN, "True", CircuitBreaker.REASON_OPEN);
+  }
+
+  @Test
+  void aTargetWhoseApiCallsFailOpensItsCircuitIsSkippedAndClosesAfterASuccessfulAttempt() {
+    cluster.namespace("cb-api");
+    cluster.deployment("cb-api", "x", "x:1", 1);
+    AtomicBoolean reviewsWork = new AtomicBoolean(false);
+    AtomicInteger reviews = new AtomicInteger();
+    KollectEngine engine = track(builder().circuitBreaker(3, Duration.ofMillis(1600))
+        .accessReviewer((saNs, sa, group, resource, ns) -> {
+          reviews.incrementAndGet();
+          if (!reviewsWork.get()) {
+            throw new IllegalStateException("SubjectAccessReview: HTTP 503: unavailable");
+          }
+          return true;
+        }).build());
+    RecordingSink sink = new RecordingSink("rec");
+    engine.putProfile("p", deploymentProfile());
+    engine.putSink(sink, fastSink());
+    TargetSpec spec = target("api", "cb-api", "p", "rec");
+    engine.putTarget(spec);
+    engine.start();
+
+    TargetStatus opened = awaitStatus(engine, spec.id(), GuardsIT::open);
+    assertThat(opened.ready()).isFalse();
+    assertThat(opened.condition(Condition.READY).reason()).isEqualTo(Condition.CIRCUIT_OPEN);
+    assertThat(opened.condition(Condition.CIRCUIT_OPEN).message())
+        .contains("3 consecutive failed reconciles", "HTTP 503: unavailable", "next attempt at");
+    assertThat(engine.openCircuits()).isEqualTo(1);
+
+    // Half-open attempts fail and space out (200 ms, 400 ms, ... up to 1.6 s): far fewer
+    // reconciles than the work queue's 20-100 ms retries would make.
+    long before = engine.reconcileCount(spec.id());
+    await().pollDelay(Duration.ofSeconds(2)).atMost(WAIT).until(() -> true);
+    assertThat(engine.reconcileCount(spec.id()) - before).isBetween(1L, 6L);
+    assertThat(engine.status(spec.id()).orElseThrow()).matches(GuardsIT::open);
+
+    reviewsWork.set(true);
+    TargetStatus closed = awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(closed.condition(Condition.CIRCUIT_OPEN).status()).isEqualTo("False");
+    assertThat(engine.openCircuits()).isZero();
+    await().atMost(WAIT).until(() -> sink.size() == 1);
+  }
+
+  @Test
+  void aForcedFullPassGivesAnOpenCircuitOneAttemptAtOnce() {
+    cluster.namespace("cb-force");
+    AtomicBoolean reviewsWork = new AtomicBoolean(false);
+    KollectEngine engine = track(builder().circuitBreaker(2, Duration.ofHours(1))
+        .accessReviewer((saNs, sa, group, resource, ns) -> {
+          if (!reviewsWork.get()) {
+            throw new IllegalStateException("SubjectAccessReview: connection refused");
+          }
+          return true;
+        }).build());
+    engine.putProfile("p", deploymentProfile());
+    TargetSpec spec = target("force", "cb-force", "p");
+    engine.putTarget(spec);
+    engine.start();
+    awaitStatus(engine, spec.id(), GuardsIT::open); // next attempt in 30 s
+
+    reviewsWork.set(true);
+    engine.requestFullPass(spec.id());
+
+    TargetStatus closed = awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(closed.condition(Condition.CIRCUIT_OPEN).status()).isEqualTo("False");
+  }
+
+  @Test
+  void everyObjectFailingExtractionOpensTheCircuitButASingleFailingObjectDoesNot() {
+    cluster.namespace("cb-all");
+    cluster.namespace("cb-one");
+    for (String name : List.of("a", "b")) {
+      corruptRelease("cb-all", name);
+    }
+    corruptRelease("cb-one", "a");
+    for (String name : List.of("w1", "w2", "w3")) {
+      cluster.deployment("cb-one", name, "w:1", 1);
+    }
+    KollectEngine engine = track(builder().circuitBreaker(2, Duration.ofMinutes(10)).build());
+    engine.putProfile("helm", helmReleases());
+    engine.putProfile("mixed", new ProfileSpec(List.of(deploymentProfile().resources().get(0),
+        helmReleases().resources().get(0))));
+    TargetSpec all = target("all", "cb-all", "helm");
+    TargetSpec one = target("one", "cb-one", "mixed");
+    engine.putTarget(all);
+    engine.putTarget(one);
+    engine.start();
+    awaitStatus(engine, all.id(), s -> s.extractionErrorCount() == 2);
+    awaitStatus(engine, one.id(), s -> s.extractionErrorCount() == 1 && s.ready());
+
+    // Each change re-extracts the failing object: a reconcile that fails again.
+    AtomicInteger n = new AtomicInteger();
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
+      int i = n.incrementAndGet();
+      touch("cb-all", "sh.helm.release.v1.a.v1", i);
+      touch("cb-one", "sh.helm.release.v1.a.v1", i);
+      return engine.status(all.id()).map(GuardsIT::open).orElse(false) && i >= 4;
+    });
+    TargetStatus allStatus = engine.status(all.id()).orElseThrow();
+    assertThat(allStatus.condition(Condition.CIRCUIT_OPEN).message())
+        .contains("2 of 2 objects fail extraction");
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    TargetStatus oneStatus = engine.status(one.id()).orElseThrow();
+    assertThat(oneStatus.condition(Condition.CIRCUIT_OPEN)).isNull();
+    assertThat(oneStatus.ready()).isTrue();
+    assertThat(engine.openCircuits()).isEqualTo(1);
+  }
+
+  @Test
+  void aTargetOverTheThresholdWarnsAndACapExportsTheFirstKeysEvenAsObjectsComeAndGo() {
+    cluster.namespace("card");
+    for (String name : List.of("b", "c", "d")) {
+      cluster.deployment("card", name, "n:1", 1);
+    }
+    KollectEngine engine = track(builder().warnObjectsPerTarget(2).build());
+    RecordingSink warned = new RecordingSink("warned");
+    RecordingSink capped = new RecordingSink("capped");
+    engine.putProfile("p", deploymentProfile());
+    engine.putSink(warned, fastSink());
+    engine.putSink(capped, fastSink());
+    TargetSpec warn = target("warn", "card", "p", "warned");
+    TargetSpec cap = target("cap", "card", "p", "capped").toBuilder().maxObjects(2).build();
+    engine.putTarget(warn);
+    engine.putTarget(cap);
+    engine.start();
+
+    TargetStatus w = awaitStatus(engine, warn.id(), s -> s.ready()
+        && s.condition(Condition.HIGH_CARDINALITY) != null);
+    assertThat(w.condition(Condition.HIGH_CARDINALITY)).satisfies(c -> {
+      assertThat(c.status()).isEqualTo("True");
+      assertThat(c.reason()).isEqualTo(Cardinality.REASON_TOO_MANY);
+      assertThat(c.message()).contains("3 objects in scope", "threshold of 2");
+    });
+    TargetStatus c = awaitStatus(engine, cap.id(), s -> s.ready()
+        && s.condition(Condition.HIGH_CARDINALITY) != null);
+    assertThat(c.condition(Condition.HIGH_CARDINALITY).reason())
+        .isEqualTo(Cardinality.REASON_CAPPED);
+    assertThat(c.condition(Condition.HIGH_CARDINALITY).message()).contains("1 left out");
+    assertThat(c.objectCounts()).containsEntry("apps/v1/Deployment", 3); // exact, in scope
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(warned.size()).isEqualTo(3);
+    assertThat(endState(capped)).containsOnlyKeys("b", "c");
+
+    // "a" sorts first: it enters the kept set and pushes "c" out.
+    cluster.deployment("card", "a", "n:1", 1);
+    await().atMost(WAIT).until(() -> endState(capped).keySet().equals(java.util.Set.of("a",
+        "b")));
+    // "a" leaves: "c" comes back.
+    cluster.client().apps().deployments().inNamespace("card").withName("a").delete();
+    await().atMost(WAIT).until(() -> endState(capped).keySet().equals(java.util.Set.of("b",
+        "c")));
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(capped.records()).noneMatch(r -> r.name().equals("d"));
+    assertThat(engine.inventory().query(io.kollect.export.InventoryQuery.all()).stream()
+        .filter(r -> r.target().equals("kollect/cap")).map(Record::name))
+        .containsExactlyInAnyOrder("b", "c");
+  }
+
+  @Test
+  void aSuspendedTargetReadsAndExportsNothingAndResumingSendsOnlyWhatChanged() {
+    cluster.namespace("susp");
+    cluster.deployment("susp", "same", "s:1", 1);
+    cluster.deployment("susp", "changed", "c:1", 1);
+    cluster.deployment("susp", "gone", "g:1", 1);
+    KollectEngine engine = track(builder().build());
+    RecordingSink sink = new RecordingSink("rec");
+    engine.putProfile("p", deploymentProfile());
+    engine.putSink(sink, fastSink());
+    TargetSpec spec = target("susp", "susp", "p", "rec");
+    engine.putTarget(spec);
+    engine.start();
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    await().atMost(WAIT).until(() -> sink.size() == 3);
+
+    engine.putTarget(spec.toBuilder().generation(2).suspend(true).build());
+    TargetStatus suspended = awaitStatus(engine, spec.id(),
+        s -> is(s, Condition.READY, "False", TargetSuspension.REASON_SUSPENDED));
+    assertThat(suspended.condition(Condition.DEGRADED).status()).isEqualTo("False");
+    long reconciles = engine.reconcileCount(spec.id());
+    cluster.client().apps().deployments().inNamespace("susp").withName("changed")
+        .edit(d -> {
+          d.getSpec().setReplicas(5);
+          return d;
+        });
+    cluster.client().apps().deployments().inNamespace("susp").withName("gone").delete();
+    cluster.deployment("susp", "new", "n:1", 1);
+    await().during(Duration.ofMillis(800)).atMost(WAIT)
+        .until(() -> engine.reconcileCount(spec.id()) == reconciles);
+    assertThat(sink.size()).isEqualTo(3);
+
+    engine.putTarget(spec.toBuilder().generation(3).suspend(false).build());
+    awaitStatus(engine, spec.id(), s -> s.ready() && s.observedGeneration() == 3);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    List<Record> resumed = sink.records().subList(3, sink.size());
+    assertThat(resumed).extracting(Record::name, Record::op).containsExactlyInAnyOrder(
+        org.assertj.core.groups.Tuple.tuple("changed", Op.UPSERT),
+        org.assertj.core.groups.Tuple.tuple("gone", Op.DELETE),
+        org.assertj.core.groups.Tuple.tuple("new", Op.UPSERT));
+  }
+
+  @Test
+  void aSuspendedSinkReceivesNothingItsTargetsSaySoAndResumingSendsOnlyWhatChanged() {
+    cluster.namespace("sink-susp");
+    cluster.deployment("sink-susp", "same", "s:1", 1);
+    cluster.deployment("sink-susp", "changed", "c:1", 1);
+    KollectEngine engine = track(builder().build());
+    RecordingSink paused = new RecordingSink("paused");
+    RecordingSink other = new RecordingSink("other");
+    engine.putProfile("p", deploymentProfile());
+    engine.putSink(paused, fastSink());
+    engine.putSink(other, fastSink());
+    TargetSpec spec = target("sinks", "sink-susp", "p", "paused", "other");
+    engine.putTarget(spec);
+    engine.start();
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    await().atMost(WAIT).until(() -> paused.size() == 2 && other.size() == 2);
+
+    engine.setSinkSuspended("paused", true);
+    TargetStatus s = awaitStatus(engine, spec.id(),
+        st -> is(st, Condition.READY, "True", TargetSuspension.REASON_SUSPENDED));
+    assertThat(s.condition(Condition.READY).message()).contains("sink paused is suspended");
+    assertThat(s.condition(Condition.DEGRADED).status()).isEqualTo("False");
+    cluster.client().apps().deployments().inNamespace("sink-susp").withName("changed")
+        .edit(d -> {
+          d.getSpec().setReplicas(4);
+          return d;
+        });
+    cluster.deployment("sink-susp", "new", "n:1", 1);
+    await().atMost(WAIT).until(() -> other.size() == 4);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(paused.size()).isEqualTo(2);
+
+    engine.setSinkSuspended("paused", false);
+    await().atMost(WAIT).until(() -> paused.size() == 4);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(paused.records().subList(2, 4)).extracting(Record::name)
+        .containsExactlyInAnyOrder("changed", "new");
+    awaitStatus(engine, spec.id(), st -> is(st, Condition.READY, "True", "Reconciled"));
+  }
+
+  @Test
+  void aForcedFullPassReconcilesTheTargetAgain() {
+    cluster.namespace("force");
+    KollectEngine engine = track(builder().build());
+    engine.putProfile("p", deploymentProfile());
+    TargetSpec spec = target("force", "force", "p");
+    engine.putTarget(spec);
+    engine.start();
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    long before = engine.reconcileCount(spec.id());
+
+    engine.requestFullPass(spec.id());
+
+    await().atMost(WAIT).until(() -> engine.reconcileCount(spec.id()) > before);
+  }
+
+  /** What a receiver applying every record in order holds, by object name. */
+  private static Map<String, Record> endState(RecordingSink sink) {
+    Map<String, Record> out = new java.util.TreeMap<>();
+    for (Record r : sink.records()) {
+      if (r.op() == Op.DELETE) {
+        out.remove(r.name());
+      } else {
+        out.put(r.name(), r);
+      }
+    }
+    return out;
+  }
+}
