@@ -13,6 +13,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kollect.core.lifecycle.ExperimentMode;
 import io.kollect.core.lifecycle.ExperimentRejectedException;
 import io.kollect.core.lifecycle.ProfileExperiments;
@@ -64,8 +65,17 @@ class ProfileLifecycleIT {
     }
   }
 
+  /**
+   * Replaces the object as {@code kubectl replace} or a GitOps tool does; the operator writing
+   * status at the same instant gives a 409, which such a tool retries too.
+   */
+  private static void replace(String yaml) {
+    await().atMost(Duration.ofSeconds(10)).ignoreException(KubernetesClientException.class)
+        .until(() -> !cluster.apply(yaml).isEmpty());
+  }
+
   private static void applySpec(String profile, String specYaml) {
-    cluster.apply("""
+    replace("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectProfile
         metadata: {name: %s}
@@ -263,7 +273,7 @@ class ProfileLifecycleIT {
   }
 
   private static void applyDeclared(String profile, String id, String specYaml) {
-    cluster.apply("""
+    replace("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectProfile
         metadata:
