@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.kollect.core.lifecycle.ExperimentMode;
 import io.kollect.core.lifecycle.ProfileExperiments.StartRequest;
+import io.kollect.extract.ExtractOptions;
+import io.kollect.extract.ProfileCompiler;
 import io.kollect.extract.ProfileLoader;
+import io.kollect.extract.ProfileSpec;
 import io.kollect.extract.ProfileValidationException;
 import io.kollect.operator.crd.KollectProfile;
 import java.time.Duration;
@@ -96,9 +99,12 @@ final class DeclaredExperiment {
       }
     }
     try {
-      return Optional.of(new StartRequest(id,
-          ProfileLoader.parse(root.path("candidate").toString(), where + " candidate"),
-          mode, timeout));
+      ProfileSpec candidate = ProfileLoader.parse(root.path("candidate").toString(),
+          where + " candidate");
+      // Compiled here so that a candidate with a bad path is refused before it starts, as the
+      // CLI refuses it.
+      ProfileCompiler.compile(profile.getMetadata().getName(), candidate, ExtractOptions.none());
+      return Optional.of(new StartRequest(id, candidate, mode, timeout));
     } catch (ProfileValidationException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }

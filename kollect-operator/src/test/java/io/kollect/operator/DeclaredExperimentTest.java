@@ -66,5 +66,9 @@ class DeclaredExperimentTest {
     assertThatThrownBy(() -> DeclaredExperiment.of(annotated(
         "{id: x, candidate: {resources: [{version: v1, kind: Service, paht: 1}]}}")))
         .hasMessageContaining("paht");
+    assertThatThrownBy(() -> DeclaredExperiment.of(annotated(
+        "{id: x, candidate: {resources: [{version: v1, kind: Service, fields: [{name: a, path: "
+            + "'{.spec'}]}]}}")))
+        .hasMessageContaining("resources[0].fields[0]");
   }
 }

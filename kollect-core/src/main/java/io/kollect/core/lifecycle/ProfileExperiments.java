@@ -292,6 +292,13 @@ public final class ProfileExperiments {
     if (engine == null || !shadowing(state) || !shadowed.containsKey(profile)) {
       return state;
     }
+    Optional<String> error = engine.shadowError(profile);
+    if (error.isPresent()) {
+      // The candidate does not compile: say so where the experiment is looked at.
+      String message = "the candidate cannot be evaluated: " + error.get();
+      return message.equals(state.experiment().message()) ? state
+          : state.withExperiment(state.experiment().toBuilder().message(message).build());
+    }
     Instant last = diffWritten.get(profile);
     if (last != null && now.isBefore(last.plus(diffInterval))) {
       return state;
