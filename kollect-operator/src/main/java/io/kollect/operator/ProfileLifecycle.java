@@ -91,15 +91,23 @@ final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoClo
   }
 
   /**
-   * Reconciles the profile. When that fails before it ever succeeded, the spec goes into the
-   * engine as it is, unless the cached status shows a running experiment: then the spec may be a
-   * shadow candidate that must not be delivered, and the retry is awaited.
+   * A profile without an experiment goes into the engine at once, as its spec says (what a
+   * reconcile would deliver), and its revisions and status follow off the informer thread: the
+   * targets never wait for the history. A profile whose cached status has an experiment is
+   * reconciled here first, as its spec may be a shadow candidate that must not be delivered;
+   * when that fails before any reconcile succeeded and no experiment runs, the spec goes in as
+   * it is.
    */
   @Override
   public void put(KollectProfile profile, ProfileSpec spec) {
     String name = profile.getMetadata().getName();
-    if (!reconcile(name) && !reconciled.contains(name)
-        && !ProfileStates.from(profile.getStatus()).experimentRunning()) {
+    ProfileState cached = ProfileStates.from(profile.getStatus());
+    if (cached.experiment() == null) {
+      engine.putProfile(name, spec);
+      schedule(name, Optional.of(clock.instant()));
+      return;
+    }
+    if (!reconcile(name) && !reconciled.contains(name) && !cached.experimentRunning()) {
       engine.putProfile(name, spec);
     }
   }
@@ -116,7 +124,7 @@ final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoClo
 
   @Override
   public void statusChanged(String name) {
-    reconcile(name);
+    schedule(name, Optional.of(clock.instant()));
   }
 
   /** Leading: writes on, and every known profile reconciled (its deadlines may have passed). */
