@@ -29,10 +29,13 @@ import org.slf4j.LoggerFactory;
  * the diff refresh, the end of a terminal phase's retention) are timers here, so a deadline holds
  * across restarts: it is read from status by the next instance's first reconcile.
  *
- * <p>Only the leader writes (status, revisions, a restored spec); a follower drives its engine
- * from the status as it is. When a reconcile fails (API unreachable, no permission on
- * ControllerRevisions) it is retried after {@link #RETRY}; a profile never reconciled yet goes into
- * the engine as its spec says, so the inventory does not wait for the history.
+ * <p>Reconciles run on one thread of their own ({@code kollect-profile-lifecycle}), never on an
+ * informer thread, except for a profile whose status shows an experiment: its spec may be a
+ * shadow candidate, so it is reconciled before anything goes into the engine. Only the leader
+ * writes (status, revisions, a restored spec, a declared experiment's transitions); a follower
+ * drives its engine from the status as it is. When a reconcile fails (API unreachable, no
+ * permission on ControllerRevisions) it is retried after {@link #RETRY}, and the inventory does not
+ * wait for it (see {@link #put}).
  */
 final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoCloseable {
 
@@ -61,11 +64,6 @@ final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoClo
       t.setDaemon(true);
       return t;
     });
-  }
-
-  /** The experiments API of this operator's profiles (for {@code /experiments}). */
-  ProfileExperiments experiments() {
-    return experiments;
   }
 
   /**
