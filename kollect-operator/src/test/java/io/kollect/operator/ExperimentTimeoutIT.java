@@ -17,12 +17,12 @@ import org.junit.jupiter.api.Test;
 /**
  * The deadline is in status, not in an operator's memory: an experiment whose deadline passes
  * while no operator runs times out on the next operator's first reconcile, which restores the
- * baseline and sends only what differs.
+ * baseline and sends only what differs; the terminal phase is cleared a minute after it ended.
  */
 class ExperimentTimeoutIT {
 
   @Test
-  void anExperimentWhoseDeadlinePassedDuringARestartTimesOutAndRestoresTheBaseline()
+  void anExperimentWhoseDeadlinePassedDuringARestartTimesOutRestoresTheBaselineAndIsClearedAfterAMinute()
       throws Exception {
     try (TestCluster cluster = TestCluster.start();
         LifecycleFixture fx = new LifecycleFixture(cluster)) {
@@ -56,6 +56,13 @@ class ExperimentTimeoutIT {
                 && !r.path("labels").has("tier")));
         assertThat(fx.records("lab").stream().skip(4)
             .filter(r -> !r.path("name").asText().equals("cm-1"))).isEmpty();
+
+        // The terminal phase stays visible for a minute after it ended, then is cleared.
+        Instant finished = Instant.parse(fx.status("p").experiment().finishedAt());
+        await().atMost(Duration.ofSeconds(120)).until(() ->
+            fx.status("p").experiment() == null);
+        assertThat(Instant.now()).isAfterOrEqualTo(finished.plus(Duration.ofMinutes(1)));
+        assertThat(fx.status("p").currentRevision()).isEqualTo(revision("p", BASELINE));
       }
     }
   }
