@@ -21,8 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * opens: the target is skipped until its next attempt, {@code min(30 s, cap / 8)} after the first
  * opening and doubling per failed attempt up to the cap. At that time one half-open attempt runs
  * (a full pass); its success closes the circuit, its failure opens it again with the longer
- * cool-down. {@link #grantAttempt} (a host's forced reconcile) makes the next reconcile such an
- * attempt at once. Events that arrive while open stay marked dirty (bounded by objects), so
+ * cool-down. {@link #grantAttempt} (a host's forced reconcile, or a changed spec, profile, sink
+ * or access answer: maybe the fix) makes the next reconcile such an attempt at once. Events that arrive while open stay marked dirty (bounded by objects), so
  * nothing is lost.
  *
  * <p>Thread-safe: one target is worked by one worker at a time; per-target state is guarded by

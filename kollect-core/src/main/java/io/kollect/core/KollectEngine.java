@@ -222,6 +222,8 @@ public final class KollectEngine implements AutoCloseable {
    * export flag) is an input of every object's record, not of one object.
    */
   private void fullPass(TargetId id) {
+    // A changed input may be the fix of what kept failing: an open circuit tries it at once.
+    circuits.grantAttempt(id, Instant.now());
     TargetRuntime rt = targets.get(id);
     if (rt != null) {
       rt.requestFullPass();
@@ -642,8 +644,7 @@ public final class KollectEngine implements AutoCloseable {
    * reconcile.fluxcd.io/requestedAt}-style annotation; also closes its circuit for one attempt.
    */
   public void requestFullPass(TargetId id) {
-    circuits.grantAttempt(id, Instant.now());
-    fullPass(id);
+    fullPass(id); // also gives an open circuit its attempt now
   }
 
   /**

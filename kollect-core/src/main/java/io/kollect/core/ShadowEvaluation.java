@@ -19,15 +19,17 @@ import io.kollect.informers.ResourceEvent;
 import io.kollect.informers.ResourceType;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -140,15 +142,18 @@ final class ShadowEvaluation implements AutoCloseable {
     final Map<ResourceType, InformerLease> leases = new HashMap<>();
     /** Candidate outcome per object key, reused while its resourceVersion is unchanged. */
     Map<ObjectKey, Memo> memo = new HashMap<>();
+    /** JSON sizes of the records last compared, by instance (unchanged records keep theirs). */
+    IdentityHashMap<Record, Long> sizes = new IdentityHashMap<>();
 
     void close() {
       leases.values().forEach(InformerLease::close);
       leases.clear();
       memo = new HashMap<>();
+      sizes = new IdentityHashMap<>();
     }
   }
 
-  private record Memo(String resourceVersion, Object outcome) {}
+  private record Memo(String resourceVersion, String recordKey, Object outcome) {}
 
   /**
    * Sets (or replaces) the profile's candidate and evaluates it at once. An invalid candidate is
@@ -422,8 +427,8 @@ final class ShadowEvaluation implements AutoCloseable {
     TenantBoundary.ServiceAccountRef subject = boundary.subjectOf(snap.spec());
     RecordContext ctx = new RecordContext(cluster, rt.id.toString(), clock.instant());
     Map<ObjectKey, Memo> memo = new HashMap<>(Math.max(16, ts.memo.size() * 4 / 3 + 1));
-    // Candidate outcomes by record key, in key order so the result does not depend on hashing.
-    Map<String, Object> candidate = new TreeMap<>();
+    // Candidate outcomes by record key (the accumulator's samples do not depend on the order).
+    Map<String, Object> candidate = new HashMap<>(Math.max(16, ts.memo.size() * 4 / 3 + 1));
     for (Map.Entry<ResourceType, InformerLease> e : ts.leases.entrySet()) {
       ResourceType type = e.getKey();
       TenantBoundary.TypeAccess access = boundary.access(subject, type,
@@ -443,10 +448,10 @@ final class ShadowEvaluation implements AutoCloseable {
         String rv = obj.getMetadata().getResourceVersion();
         Memo m = ts.memo.get(key);
         if (m == null || rv == null || !rv.equals(m.resourceVersion())) {
-          m = new Memo(rv, extractor.extract(s.compiled, type, obj, ctx));
+          m = new Memo(rv, key.recordKey(), extractor.extract(s.compiled, type, obj, ctx));
         }
         memo.put(key, m);
-        candidate.put(key.recordKey(), m.outcome());
+        candidate.put(m.recordKey(), m.outcome());
       }
     }
     ts.memo = memo;
@@ -454,10 +459,10 @@ final class ShadowEvaluation implements AutoCloseable {
     if (max != null) {
       // The candidate would deliver the first max records in key order, as the target does.
       int kept = 0;
-      for (Map.Entry<String, Object> e : candidate.entrySet()) {
+      for (Map.Entry<String, Object> e : new TreeMap<>(candidate).entrySet()) {
         if (e.getValue() instanceof Record) {
           if (kept >= max) {
-            e.setValue(null);
+            candidate.put(e.getKey(), null);
           } else {
             kept++;
           }
@@ -465,14 +470,48 @@ final class ShadowEvaluation implements AutoCloseable {
       }
     }
     ProfileDiff.Accumulator acc = ProfileDiff.accumulator(ProfileDiff.DEFAULT_SAMPLES);
-    TreeSet<String> all = new TreeSet<>(snap.baselineKeys());
-    all.addAll(candidate.keySet());
+    List<String> all = new ArrayList<>(snap.baselineKeys());
+    for (String key : candidate.keySet()) {
+      if (!snap.baselineKeys().contains(key)) {
+        all.add(key);
+      }
+    }
+    IdentityHashMap<Record, Long> sizes = new IdentityHashMap<>(ts.sizes.size() + 16);
     for (String key : all) {
       Object outcome = candidate.get(key);
-      acc.add(snap.baseline().get(key), outcome instanceof Record r ? r : null,
+      Record before = snap.baseline().get(key);
+      Record after = outcome instanceof Record r ? r : null;
+      acc.add(before, size(before, ts.sizes, sizes), after, size(after, ts.sizes, sizes),
           outcome instanceof String);
     }
+    ts.sizes = sizes;
     return acc.result();
+  }
+
+  private static long size(Record r, IdentityHashMap<Record, Long> last,
+      IdentityHashMap<Record, Long> next) {
+    if (r == null) {
+      return 0;
+    }
+    Long n = last.get(r);
+    if (n == null) {
+      n = ProfileDiff.jsonSize(r);
+    }
+    next.put(r, n);
+    return n;
+  }
+
+  /** For the benchmark: one evaluation of the profile's candidate now, on the shadow thread. */
+  void evaluateNow(String profile) {
+    Shadow s = shadows.get(profile);
+    if (s == null || s.compiled == null) {
+      return;
+    }
+    try {
+      executor.submit(() -> evaluate(s)).get();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** For tests: the candidate leases held for a target of the profile. */

@@ -39,12 +39,19 @@ final class DiffAccumulator implements ProfileDiff.Accumulator {
 
   @Override
   public void add(Record baseline, Record candidate, boolean candidateFailed) {
+    add(baseline, baseline == null ? 0 : jsonSize(baseline), candidate,
+        candidate == null ? 0 : jsonSize(candidate), candidateFailed);
+  }
+
+  @Override
+  public void add(Record baseline, long baselineBytes, Record candidate, long candidateBytes,
+      boolean candidateFailed) {
     objects++;
     if (baseline != null) {
-      bytesBaseline += jsonSize(baseline);
+      bytesBaseline += baselineBytes;
     }
     if (candidate != null) {
-      bytesCandidate += jsonSize(candidate);
+      bytesCandidate += candidateBytes;
       scrubHits += scrubbed(candidate);
     }
     if (candidateFailed) {
@@ -164,7 +171,7 @@ final class DiffAccumulator implements ProfileDiff.Accumulator {
   }
 
   /** The record's size as a JSON line, counted without building the string. */
-  private static long jsonSize(Record r) {
+  static long jsonSize(Record r) {
     long[] size = new long[1];
     OutputStream counter = new OutputStream() {
       @Override

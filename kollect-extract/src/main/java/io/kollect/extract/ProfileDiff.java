@@ -77,6 +77,11 @@ public record ProfileDiff(
     return new DiffAccumulator(samples);
   }
 
+  /** A record's size as a JSON line ({@code bytesBaseline}/{@code bytesCandidate} add these). */
+  public static long jsonSize(Record record) {
+    return DiffAccumulator.jsonSize(record);
+  }
+
   /**
    * Collects a diff object by object; not thread-safe. Shards' diffs combine with {@link
    * #merge}.
@@ -90,6 +95,14 @@ public record ProfileDiff(
      * @param candidateFailed whether the candidate failed to extract it
      */
     void add(Record baseline, Record candidate, boolean candidateFailed);
+
+    /**
+     * As {@link #add(Record, Record, boolean)}, with the records' JSON sizes ({@link #jsonSize})
+     * already known: a caller that diffs the same records again and again (a shadow evaluation)
+     * keeps them instead of serialising every record every time.
+     */
+    void add(Record baseline, long baselineBytes, Record candidate, long candidateBytes,
+        boolean candidateFailed);
 
     /** Adds another diff's figures (another shard, another target); samples fill by key. */
     void merge(ProfileDiff other);

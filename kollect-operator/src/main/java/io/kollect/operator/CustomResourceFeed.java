@@ -80,6 +80,8 @@ final class CustomResourceFeed implements AutoCloseable {
   /** Targets given to the engine, for readiness. */
   private final Set<TargetId> engineTargets = ConcurrentHashMap.newKeySet();
   private final ReconcileRequests reconcileRequests;
+  /** Per sink, the settings it was last built from (without {@code suspend}). */
+  private final Map<String, KollectSinkSpec> appliedSinks = new ConcurrentHashMap<>();
   /** Configuration problems of KollectSinks by engine sink name. */
   private final Map<String, String> sinkProblems = new ConcurrentHashMap<>();
   /** Warnings (e.g. TLS verification off) of KollectSinks by engine sink name. */
@@ -264,17 +266,28 @@ final class CustomResourceFeed implements AutoCloseable {
       return;
     }
     String name = CrTranslation.sinkName(ns, sink.getMetadata().getName());
+    boolean suspend = sink.getSpec() != null && Boolean.TRUE.equals(sink.getSpec().suspend());
+    KollectSinkSpec settings = SinkSuspend.withoutSuspend(sink.getSpec());
+    if (settings != null && settings.equals(appliedSinks.get(name))
+        && engine.isSinkSuspended(name) != suspend) {
+      // Only suspend changed: keep the sink (a new instance would be sent everything again).
+      engine.setSinkSuspended(name, suspend);
+      reportSink(sink);
+      return;
+    }
     try {
       SinkTranslation.Built built = sinkTranslation.build(name, sink);
       // Before the sink is put, so a sink created suspended is handed nothing.
-      engine.setSinkSuspended(name, Boolean.TRUE.equals(sink.getSpec().suspend()));
+      engine.setSinkSuspended(name, suspend);
       engine.putSink(built.sink(), built.options());
+      appliedSinks.put(name, settings);
       sinkProblems.remove(name);
       sinkWarnings.put(name, built.warnings());
       built.warnings().forEach(w -> log.warn("KollectSink {}: {}", name, w));
     } catch (IllegalArgumentException e) {
       sinkProblems.put(name, "KollectSink " + name + ": " + ProblemReports.firstLine(e.getMessage()));
       engine.removeSink(name);
+      appliedSinks.remove(name);
     }
     reportSink(sink);
   }
@@ -327,6 +340,7 @@ final class CustomResourceFeed implements AutoCloseable {
     String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
         sink.getMetadata().getName());
     engine.removeSink(name);
+    appliedSinks.remove(name);
     sinkProblems.remove(name);
     sinkWarnings.remove(name);
   }

@@ -42,6 +42,24 @@ class OperatorMetricsTest {
   }
 
   @Test
+  void anOpenCircuitAndHighCardinalityArePublishedPerTargetAndClear() {
+    OperatorMetrics metrics = new OperatorMetrics();
+    List<io.kollect.core.Condition> guarded = List.of(
+        new io.kollect.core.Condition("CircuitOpen", "True", "ConsecutiveFailures", "m",
+            Instant.EPOCH),
+        new io.kollect.core.Condition("HighCardinality", "True", "ObjectsCapped", "m",
+            Instant.EPOCH));
+    metrics.target(new TargetStatus(new TargetId("ns", "t"), 1, guarded, Map.of(), List.of(),
+        null));
+    assertThat(metrics.scrape()).contains("kollect_target_circuit_open{target=\"ns/t\"} 1.0")
+        .contains("kollect_target_high_cardinality{target=\"ns/t\"} 1.0");
+
+    metrics.target(status(Map.of("v1/ConfigMap", 3)));
+    assertThat(metrics.scrape()).contains("kollect_target_circuit_open{target=\"ns/t\"} 0.0")
+        .contains("kollect_target_high_cardinality{target=\"ns/t\"} 0.0");
+  }
+
+  @Test
   void inventoryPendingFailuresAndRejectionsArePublishedPerTarget() {
     OperatorMetrics metrics = new OperatorMetrics();
     metrics.inventory(new TargetId("ns", "t"), new InventoryHealth(5, 2, 3, Instant.EPOCH, "x", null,
