@@ -94,4 +94,45 @@ class ExperimentsEndpointTest {
     assertThat(get(port, "/experiments/p", null).statusCode()).isEqualTo(404);
     assertThat(get(port, "/experiments/p", null).body()).contains("/experiments is off");
   }
+
+  @Test
+  void kollectExperimentDiffPrintsTheOperatorsSamples() throws Exception {
+    Path token = tmp.resolve("token");
+    Files.writeString(token, "s3cret\n");
+    int port = start(InventoryAuth.tokenFile(token));
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+
+    int code = io.kollect.operator.cli.KollectCommand.execute(
+        new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
+        new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8),
+        "experiment", "diff", "p", "--url", "http://127.0.0.1:" + port, "--token-file",
+        token.toString());
+
+    assertThat(code).as(err.toString()).isEqualTo(1);
+    assertThat(out.toString()).contains("objects 3, added 0, removed 0, changed 1")
+        .contains("labels.tier: 1").contains("/ConfigMap/lab/cm-1")
+        .contains("labels.tier: (none) -> \"gold\"").contains("the candidate differs");
+  }
+
+  @Test
+  void kollectExperimentDiffWithAWrongTokenSaysWhatTheOperatorAnswered() throws Exception {
+    Path token = tmp.resolve("token");
+    Files.writeString(token, "s3cret\n");
+    Path wrong = tmp.resolve("wrong");
+    Files.writeString(wrong, "nope\n");
+    int port = start(InventoryAuth.tokenFile(token));
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+
+    int code = io.kollect.operator.cli.KollectCommand.execute(
+        new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true,
+            java.nio.charset.StandardCharsets.UTF_8),
+        new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8),
+        "experiment", "diff", "p", "--url", "http://127.0.0.1:" + port, "--token-file",
+        wrong.toString());
+
+    assertThat(code).isEqualTo(1);
+    assertThat(err.toString().strip()).endsWith("answered 403: the token is not valid")
+        .doesNotContain("nope");
+  }
 }
