@@ -52,8 +52,20 @@ final class CustomResourceFeed implements AutoCloseable {
     void deleted(TargetId id);
   }
 
+  /** Where a profile's spec goes: the engine, or the profile lifecycle in front of it. */
+  interface ProfileInput {
+    void put(KollectProfile profile, ProfileSpec spec);
+
+    void remove(String name);
+
+    /** The profile's lifecycle status changed (someone started, promoted or stopped). */
+    default void statusChanged(String name) {
+    }
+  }
+
   private final KubernetesClient client;
   private final KollectEngine engine;
+  private volatile ProfileInput profileInput;
   private final SinkTranslation sinkTranslation;
   private final ProblemReports problems;
   private final StatusWriter status;
@@ -101,6 +113,22 @@ final class CustomResourceFeed implements AutoCloseable {
     this.defaultServiceAccount = settings.defaultServiceAccount();
     this.resyncMillis = settings.resyncMillis();
     this.clock = clock;
+    this.profileInput = new ProfileInput() {
+      @Override
+      public void put(KollectProfile profile, ProfileSpec spec) {
+        engine.putProfile(profile.getMetadata().getName(), spec);
+      }
+
+      @Override
+      public void remove(String name) {
+        engine.removeProfile(name);
+      }
+    };
+  }
+
+  /** Profiles go to {@code input} instead of straight into the engine (before {@link #start}). */
+  void profileInput(ProfileInput input) {
+    this.profileInput = input;
   }
 
   /**
@@ -110,8 +138,33 @@ final class CustomResourceFeed implements AutoCloseable {
    * @throws IllegalStateException naming the kind and the cause when a first list fails
    */
   void start() {
+    KindWatch.Handler<KollectProfile> profileEvents = handler(this::onProfile,
+        this::onProfileDeleted);
     profiles = new KindWatch<>(client, KollectProfile.class, KollectProfileSpec.class, false,
-        resyncMillis, handler(this::onProfile, this::onProfileDeleted));
+        resyncMillis, new KindWatch.Handler<>() {
+          @Override
+          public void upsert(KollectProfile object) {
+            profileEvents.upsert(object);
+          }
+
+          @Override
+          public void delete(HasMetadata object) {
+            profileEvents.delete(object);
+          }
+
+          @Override
+          public void unreadable(GenericKubernetesResource object, String problem) {
+            profileEvents.unreadable(object, problem);
+          }
+
+          @Override
+          public void statusChanged(GenericKubernetesResource before,
+              GenericKubernetesResource after) {
+            if (ProfileStates.lifecycleChanged(before, after)) {
+              profileInput.statusChanged(after.getMetadata().getName());
+            }
+          }
+        });
     sinks = new KindWatch<>(client, KollectSink.class, KollectSinkSpec.class, true, resyncMillis,
         handler(this::onSink, this::onSinkDeleted));
     awaitListed("KollectProfiles", profiles.start());
@@ -167,7 +220,7 @@ final class CustomResourceFeed implements AutoCloseable {
     String problem = null;
     try {
       ProfileSpec spec = CrTranslation.profile(profile);
-      engine.putProfile(name, spec);
+      profileInput.put(profile, spec);
       problem = engine.profileError(name).orElse(null);
     } catch (ProfileValidationException e) {
       problem = e.getMessage();
@@ -194,12 +247,13 @@ final class CustomResourceFeed implements AutoCloseable {
     KindWatch<KollectProfile> watch = profiles;
     if (leader.getAsBoolean() && watch != null) {
       watch.cached(name).ifPresent(cached -> status.write(cached, ResourceStatuses.profile(
-          profile, problem, engine.profileWarnings(name), clock.instant())));
+          profile, problem, engine.profileWarnings(name), clock.instant()),
+          ProfileStates.STATUS_KEYS));
     }
   }
 
   private void onProfileDeleted(HasMetadata profile) {
-    engine.removeProfile(profile.getMetadata().getName());
+    profileInput.remove(profile.getMetadata().getName());
     profileProblems.remove(profile.getMetadata().getName());
     reportMissingProfiles();
   }

@@ -55,6 +55,10 @@ final class KindWatch<T extends HasMetadata> implements AutoCloseable {
 
     /** An object (added or changed) cannot be read; {@code problem} says what is not understood. */
     void unreadable(GenericKubernetesResource object, String problem);
+
+    /** Only the status changed (a profile's experiment is driven by its status). */
+    default void statusChanged(GenericKubernetesResource before, GenericKubernetesResource after) {
+    }
   }
 
   private final KubernetesClient client;
@@ -86,6 +90,7 @@ final class KindWatch<T extends HasMetadata> implements AutoCloseable {
         if (before != null && before.equals(after)
             && Objects.equals(oldObj.getMetadata().getUid(), newObj.getMetadata().getUid())
             && !ReconcileRequests.changed(oldObj, newObj)) {
+          guard(newObj, () -> handler.statusChanged(oldObj, newObj));
           return;
         }
         dispatch(newObj, handler);

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.core.KollectEngine;
 import io.kollect.core.TargetId;
 import io.kollect.core.TargetStatus;
+import io.kollect.core.lifecycle.ProfileExperiments;
 import io.kollect.export.CheckpointStore;
 import io.kollect.export.FileCheckpointStore;
 import io.kollect.export.SinkOptions;
@@ -66,6 +67,7 @@ public final class KollectOperator implements AutoCloseable {
   /** Assigned once in the constructor; not final, as callbacks built before it refer to it. */
   private CustomResourceFeed feed;
   private final Leadership leadership;
+  private final ProfileLifecycle profileLifecycle;
 
   /**
    * What the operator's flags set on the engine beyond the basics: the watch liveness window
@@ -152,8 +154,15 @@ public final class KollectOperator implements AutoCloseable {
         clock);
     targetStatuses.handledReconcileAt(feed.reconcileRequests()::handled);
     feed.reconcileRequests().onHandled(targetStatuses::requestWrite);
+    ControllerRevisionHistory history =
+        new ControllerRevisionHistory(client, config.operatorNamespace());
+    this.profileLifecycle = new ProfileLifecycle(history, ProfileExperiments.builder(history)
+        .engine(engine).clock(clock).writes(!config.leaderElection().enabled()).build(), engine,
+        clock);
+    feed.profileInput(profileLifecycle);
     this.http = new OperatorHttp(Records.mapper(), this::notReadyReasons, metrics::scrape,
         engine::inventory, config.inventoryAuth());
+    http.experiments(profileLifecycle::view);
     this.leadership = new Leadership(new Leadership.Steps() {
       @Override
       public void forgetWritten() {
@@ -183,6 +192,7 @@ public final class KollectOperator implements AutoCloseable {
       public void changed(boolean leading) {
         targetStatuses.leadershipChanged();
         metrics.leader(leading);
+        profileLifecycle.leadership(leading);
       }
     }, writer, config.leaderElection().enabled()
         ? (onLeadership, onObserved) -> new LeaderElection(client, config.leaderElection(),
@@ -313,6 +323,7 @@ public final class KollectOperator implements AutoCloseable {
   @Override
   public void close() {
     feed.close();
+    profileLifecycle.close();
     sinkRecheck.shutdownNow();
     engine.close();
     leadership.close();

@@ -39,6 +39,9 @@ final class OperatorHttp implements AutoCloseable {
   private final Supplier<InventoryView> inventory;
   private final InventoryAuth auth;
   private final ExecutorService executor;
+  /** A profile's experiment view for {@code /experiments/{profile}}, empty when unknown. */
+  private volatile java.util.function.Function<String, Optional<?>> experiments =
+      profile -> Optional.empty();
   private HttpServer probeServer;
   private HttpServer metricsServer;
 
@@ -65,6 +68,11 @@ final class OperatorHttp implements AutoCloseable {
     });
   }
 
+  /** What {@code GET /experiments/{profile}} answers (before {@link #start}). */
+  void experiments(java.util.function.Function<String, Optional<?>> view) {
+    this.experiments = view;
+  }
+
   /** Starts the listeners that have an address; fails when a port is taken. */
   void start(BindAddress probes, BindAddress metricsAddress) throws IOException {
     if (probes.address().isPresent()) {
@@ -83,8 +91,10 @@ final class OperatorHttp implements AutoCloseable {
       metricsServer.createContext("/metrics", get(ex ->
           send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.get())));
       metricsServer.createContext("/inventory", get(this::inventory));
+      metricsServer.createContext("/experiments/", get(this::experiment));
       metricsServer.start();
-      log.info("metrics listening on {} (/metrics, /inventory)", metricsServer.getAddress());
+      log.info("metrics listening on {} (/metrics, /inventory, /experiments/)",
+          metricsServer.getAddress());
     }
   }
 
@@ -105,22 +115,8 @@ final class OperatorHttp implements AutoCloseable {
   }
 
   private void inventory(HttpExchange ex) throws IOException {
-    switch (auth.check(ex.getRequestHeaders().getFirst("Authorization"))) {
-      case UNAUTHENTICATED -> {
-        ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"kollect\"");
-        send(ex, 401, "text/plain", "a bearer token is required\n");
-        return;
-      }
-      case FORBIDDEN -> {
-        send(ex, 403, "text/plain", "the token is not valid\n");
-        return;
-      }
-      case DISABLED -> {
-        send(ex, 404, "text/plain",
-            "/inventory is off: start with --inventory-token-file FILE or --inventory-auth=none\n");
-        return;
-      }
-      case ALLOWED -> { }
+    if (!allowed(ex, "/inventory")) {
+      return;
     }
     Map<String, String> params;
     try {
@@ -133,6 +129,50 @@ final class OperatorHttp implements AutoCloseable {
         params.get("kind"), params.get("namespace"), params.get("name"));
     List<Record> records = inventory.get().query(q);
     send(ex, 200, "application/json", mapper.writeValueAsString(records));
+  }
+
+  /** Answers 401/403/404 and returns false unless the request may read {@code what}. */
+  private boolean allowed(HttpExchange ex, String what) throws IOException {
+    switch (auth.check(ex.getRequestHeaders().getFirst("Authorization"))) {
+      case UNAUTHENTICATED -> {
+        ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"kollect\"");
+        send(ex, 401, "text/plain", "a bearer token is required\n");
+        return false;
+      }
+      case FORBIDDEN -> {
+        send(ex, 403, "text/plain", "the token is not valid\n");
+        return false;
+      }
+      case DISABLED -> {
+        send(ex, 404, "text/plain", what
+            + " is off: start with --inventory-token-file FILE or --inventory-auth=none\n");
+        return false;
+      }
+      case ALLOWED -> {
+        return true;
+      }
+      default -> throw new IllegalStateException();
+    }
+  }
+
+  /** {@code GET /experiments/{profile}}: the profile's revisions, experiment and diff samples. */
+  private void experiment(HttpExchange ex) throws IOException {
+    if (!allowed(ex, "/experiments")) {
+      return;
+    }
+    String profile = URLDecoder.decode(
+        ex.getRequestURI().getRawPath().substring("/experiments/".length()),
+        StandardCharsets.UTF_8);
+    if (profile.isEmpty() || profile.contains("/")) {
+      send(ex, 400, "text/plain", "use /experiments/{profile}\n");
+      return;
+    }
+    Optional<?> view = experiments.apply(profile);
+    if (view.isEmpty()) {
+      send(ex, 404, "text/plain", "no KollectProfile " + profile + "\n");
+      return;
+    }
+    send(ex, 200, "application/json", mapper.writeValueAsString(view.get()));
   }
 
   /** Parses the query string; unknown or repeated keys are errors so typos do not go unnoticed. */

@@ -1,6 +1,7 @@
 package io.kollect.operator;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -9,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
@@ -94,10 +96,23 @@ final class StatusWriter {
     executor.execute(() -> writeNow(cached, status));
   }
 
+  /**
+   * The same, but the top-level status keys {@code storedKeys} are another writer's: they are
+   * taken from the object as stored (as cached, then as read again on a conflict), never from
+   * {@code status}.
+   */
+  void write(GenericKubernetesResource cached, Object status, Set<String> storedKeys) {
+    executor.execute(() -> writeNow(cached, status, storedKeys));
+  }
+
   /** The same, on the calling thread (tests, and callers already on the writer's thread). */
   void writeNow(GenericKubernetesResource cached, Object status) {
+    writeNow(cached, status, Set.of());
+  }
+
+  void writeNow(GenericKubernetesResource cached, Object status, Set<String> storedKeys) {
     String key = key(cached);
-    JsonNode desired = normalise(status);
+    JsonNode desired = keepStored(normalise(status), cached, storedKeys);
     if (desired.equals(normalise(cached.getAdditionalProperties().get("status")))) {
       return;
     }
@@ -118,6 +133,7 @@ final class StatusWriter {
           if (base == null) {
             return;
           }
+          desired = keepStored(desired, base, storedKeys);
           continue;
         }
         if (e.getCode() != 404) {
@@ -126,6 +142,22 @@ final class StatusWriter {
         return;
       }
     }
+  }
+
+  private JsonNode keepStored(JsonNode desired, GenericKubernetesResource base,
+      Set<String> storedKeys) {
+    if (storedKeys.isEmpty() || !(desired instanceof ObjectNode out)) {
+      return desired;
+    }
+    JsonNode stored = normalise(base.getAdditionalProperties().get("status"));
+    for (String k : storedKeys) {
+      if (stored.has(k)) {
+        out.set(k, stored.get(k));
+      } else {
+        out.remove(k);
+      }
+    }
+    return out;
   }
 
   /** Forgets what was written (a new leader writes everything it has afresh). */

@@ -9,7 +9,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.testing.TestApiServer;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.kollect.operator.crd.KollectInventory;
+import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectTarget;
 import java.io.IOException;
 import java.io.InputStream;
@@ -141,6 +143,13 @@ class ShippedRbacIT {
               .withLabel(ConfigMapCheckpointStore.LABEL).list().getItems()).isNotEmpty();
           assertThat(admin.leases().inNamespace("kollect-system").withName("kollect-leader").get()
               .getSpec().getHolderIdentity()).isEqualTo("rbac-it");
+          // Profile revisions: ControllerRevisions written by the leader with the shipped Role.
+          for (KollectProfile p : admin.resources(KollectProfile.class).list().getItems()) {
+            assertThat(p.getStatus().currentRevision()).as(p.getMetadata().getName()).isNotNull();
+            assertThat(admin.resources(ControllerRevision.class).inNamespace("kollect-system")
+                .withName(p.getStatus().currentRevision()).get())
+                .as(p.getMetadata().getName()).isNotNull();
+          }
         });
       }
     }

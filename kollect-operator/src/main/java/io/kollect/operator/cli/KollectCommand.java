@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = KollectCommand.Version.class,
     description = "Kubernetes inventory: watch, extract, scrub, export only what changed.",
-    subcommands = {RunCommand.class, DemoCommand.class, ExtractCommand.class, TestCommand.class})
+    subcommands = {RunCommand.class, DemoCommand.class, ExtractCommand.class, TestCommand.class,
+        ExperimentCommand.class, DiffCommand.class})
 public final class KollectCommand {
 
   private final PrintStream out;
