@@ -196,7 +196,19 @@ final class CrTranslation {
     int total = counts.values().stream().mapToInt(Integer::intValue).sum();
     return new KollectTargetStatus(generation, new ArrayList<>(byType.values()), counts, skipped,
         status.lastExport() == null ? null : rfc3339(status.lastExport()), total,
-        inventory == null ? null : inventoryStatus(inventory), sinkStatuses(deliveries));
+        inventory == null ? null : inventoryStatus(inventory), sinkStatuses(deliveries),
+        clusterEntries(status.clusters()));
+  }
+
+  /** {@code status.clusters[]}: an unavailable cluster under the reference it came from. */
+  static List<KollectTargetStatus.ClusterEntry> clusterEntries(
+      List<TargetStatus.ClusterPart> parts) {
+    if (parts.isEmpty()) {
+      return null;
+    }
+    return parts.stream().map(p -> new KollectTargetStatus.ClusterEntry(
+        ClusterCatalog.displayName(p.name()), p.ready(), p.objects(),
+        p.ready() ? null : p.reason() + ": " + p.message())).toList();
   }
 
   private static List<KollectTargetStatus.SinkStatus> sinkStatuses(

@@ -82,8 +82,10 @@ final class KindWatch<T extends HasMetadata> implements AutoCloseable {
         Long before = oldObj.getMetadata().getGeneration();
         Long after = newObj.getMetadata().getGeneration();
         // Status writes bump resourceVersion, not generation: nothing to reconcile for those.
+        // Labels do not bump it either, yet selectors pick by them (KollectCluster).
         if (before != null && before.equals(after)
-            && Objects.equals(oldObj.getMetadata().getUid(), newObj.getMetadata().getUid())) {
+            && Objects.equals(oldObj.getMetadata().getUid(), newObj.getMetadata().getUid())
+            && Objects.equals(oldObj.getMetadata().getLabels(), newObj.getMetadata().getLabels())) {
           return;
         }
         dispatch(newObj, handler);

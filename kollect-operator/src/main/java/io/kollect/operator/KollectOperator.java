@@ -66,6 +66,9 @@ public final class KollectOperator implements AutoCloseable {
   /** Assigned once in the constructor; not final, as callbacks built before it refer to it. */
   private CustomResourceFeed feed;
   private final Leadership leadership;
+  /** Remote clusters (issue "Remote clusters"): their clients' shared stack and their feed. */
+  private final RemoteClients remoteClients;
+  private final ClusterFeed clusterFeed;
 
   /**
    * What the operator's flags set on the engine beyond the basics: the watch liveness window
@@ -112,6 +115,12 @@ public final class KollectOperator implements AutoCloseable {
         InventoryObjectSink.DEFAULT_MAX_PART_BYTES, InventoryObjectSink.DEFAULT_MAX_RECORD_BYTES,
         this::onInventoryWritten, clock);
     this.digestKey = config.digestKey().resolve(client, config.operatorNamespace());
+    this.remoteClients = new RemoteClients(KubeClients.DEFAULT_QPS, KubeClients.DEFAULT_BURST);
+    ClusterCatalog clusterCatalog = new ClusterCatalog(config.clusterName(),
+        config.trustedNamespaces(), config.clusters().secretNamespaces(),
+        config.clusters().files());
+    KollectClusterConnections clusterConnections = new KollectClusterConnections(client,
+        clusterCatalog, config.clusters().secretPolicy(), remoteClients);
     this.engine = engineSettings(KollectEngine.builder(client)
         .cluster(config.clusterName())
         .workers(config.workers())
@@ -121,7 +130,8 @@ public final class KollectOperator implements AutoCloseable {
         .informerMetrics(metrics)
         .inventorySink(inventoryObjects)
         .exportEnabled(!config.leaderElection().enabled())
-        .namespaceFilter(config.namespaceFilter()), config, metrics, digestKey)
+        .namespaceFilter(config.namespaceFilter())
+        .clusterConnections(clusterConnections), config, metrics, digestKey)
         .build();
     CoalescedWrites<TargetId> coalesced = new CoalescedWrites<>(config.statusWriteInterval(),
         (task, delay) -> writer.schedule(task, delay, TimeUnit.NANOSECONDS), System::nanoTime);
@@ -147,6 +157,10 @@ public final class KollectOperator implements AutoCloseable {
             config.stdoutRecords().isPresent() ? List.of(STDOUT_SINK) : List.of(),
             config.defaultServiceAccount(), config.resyncPeriod().toMillis()),
         clock);
+    this.clusterFeed = new ClusterFeed(client, engine, clusterCatalog, clusterConnections,
+        remoteClients, statusWriter, problems, metrics, this::isLeader, feed::retarget,
+        config.namespaceFilter(), config.resyncPeriod().toMillis(), clock);
+    feed.resolveClustersWith(clusterFeed::clustersOf);
     this.http = new OperatorHttp(Records.mapper(), this::notReadyReasons, metrics::scrape,
         engine::inventory, config.inventoryAuth());
     this.leadership = new Leadership(new Leadership.Steps() {
@@ -171,6 +185,7 @@ public final class KollectOperator implements AutoCloseable {
       public void catchUp() {
         sweep.sweep();
         feed.reportAll();
+        clusterFeed.reportAll();
         targetStatuses.requestAll();
       }
 
@@ -198,6 +213,7 @@ public final class KollectOperator implements AutoCloseable {
         STDOUT_OPTIONS));
     engine.start();
     leadership.start();
+    clusterFeed.start();
     feed.start();
     leadership.listed();
     sinkRecheck.scheduleWithFixedDelay(() -> {
@@ -230,7 +246,7 @@ public final class KollectOperator implements AutoCloseable {
   /** Why this instance is not ready, one short line each; empty when it is. */
   List<String> notReadyReasons() {
     List<String> reasons = new ArrayList<>();
-    if (!feed.listed()) {
+    if (!feed.listed() || !clusterFeed.listed()) {
       reasons.add("Kollect resources not listed yet");
     } else if (!engine.isReady()) {
       reasons.add("informers not synced");
@@ -308,8 +324,10 @@ public final class KollectOperator implements AutoCloseable {
   @Override
   public void close() {
     feed.close();
+    clusterFeed.close();
     sinkRecheck.shutdownNow();
     engine.close();
+    remoteClients.close();
     leadership.close();
     writer.shutdown();
     try {

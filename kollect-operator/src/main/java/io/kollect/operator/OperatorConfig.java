@@ -40,6 +40,8 @@ import java.util.function.Predicate;
  * @param clusterWideThreshold past this many namespaces (the union over the targets reading a
  *     type), one cluster-wide informer serves the type instead of one per namespace, when the
  *     operator may list it cluster-wide ({@code --informer-cluster-wide-threshold})
+ * @param clusters other clusters: {@code --cluster}, {@code --cluster-secret-namespaces} and the
+ *     kubeconfig policy flags
  */
 public record OperatorConfig(
     String clusterName,
@@ -60,7 +62,8 @@ public record OperatorConfig(
     Set<String> clusterWideNamespaces,
     DigestKeySource digestKey,
     int listPageSize,
-    int clusterWideThreshold) {
+    int clusterWideThreshold,
+    ClusterSettings clusters) {
 
   /** Informers list in pages of 500 objects (as client-go's pager). */
   public static final int DEFAULT_LIST_PAGE_SIZE = 500;
@@ -81,7 +84,7 @@ public record OperatorConfig(
         includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
         stdoutRecords, DEFAULT_STATUS_WRITE_INTERVAL, DEFAULT_WATCH_LIVENESS,
         DEFAULT_SERVICE_ACCOUNT, Set.of(), DigestKeySource.none(), DEFAULT_LIST_PAGE_SIZE,
-        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD);
+        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD, ClusterSettings.defaults());
   }
 
   /** The settings of issue 12, with the default list page size. */
@@ -95,7 +98,22 @@ public record OperatorConfig(
         includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
         stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
         clusterWideNamespaces, digestKey, DEFAULT_LIST_PAGE_SIZE,
-        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD);
+        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD, ClusterSettings.defaults());
+  }
+
+  /** The settings of issue 13, without other clusters. */
+  public OperatorConfig(String clusterName, int workers, Duration resyncPeriod,
+      BindAddress metricsAddress, BindAddress probeAddress, LeaderElectionSettings leaderElection,
+      Set<String> includeNamespaces, Set<String> excludeNamespaces, InventoryAuth inventoryAuth,
+      Optional<Path> checkpointDir, String operatorNamespace, Optional<PrintStream> stdoutRecords,
+      Duration statusWriteInterval, Duration watchLiveness, String defaultServiceAccount,
+      Set<String> clusterWideNamespaces, DigestKeySource digestKey, int listPageSize,
+      int clusterWideThreshold) {
+    this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
+        includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
+        stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold,
+        ClusterSettings.defaults());
   }
 
   public OperatorConfig {
@@ -128,6 +146,11 @@ public record OperatorConfig(
       throw new IllegalArgumentException("--informer-cluster-wide-threshold must be zero or "
           + "positive, got " + clusterWideThreshold);
     }
+    clusters = clusters == null ? ClusterSettings.defaults() : clusters;
+    if (clusters.files().containsKey(clusterName)) {
+      throw new IllegalArgumentException("--cluster: '" + clusterName + "' is the operator's own "
+          + "cluster (--cluster-name); choose another name");
+    }
   }
 
   private static final java.util.regex.Pattern DNS_LABEL =
@@ -146,7 +169,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, interval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, clusters);
   }
 
   /** This configuration with another watch liveness window. */
@@ -154,7 +177,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, window, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, clusters);
   }
 
   /** This configuration with the tenancy settings of issue 12 item 5. */
@@ -162,7 +185,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, serviceAccount,
-        trustedNamespaces, digestKey, listPageSize, clusterWideThreshold);
+        trustedNamespaces, digestKey, listPageSize, clusterWideThreshold, clusters);
   }
 
   /** This configuration with a digest key source. */
@@ -170,7 +193,8 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness,
-        defaultServiceAccount, clusterWideNamespaces, source, listPageSize, clusterWideThreshold);
+        defaultServiceAccount, clusterWideNamespaces, source, listPageSize, clusterWideThreshold,
+        clusters);
   }
 
   /** This configuration listing in pages of {@code size} objects ({@code --list-page-size}). */
@@ -178,7 +202,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, size, clusterWideThreshold);
+        clusterWideNamespaces, digestKey, size, clusterWideThreshold, clusters);
   }
 
   /** This configuration with another {@code --informer-cluster-wide-threshold}. */
@@ -186,7 +210,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, namespaces);
+        clusterWideNamespaces, digestKey, listPageSize, namespaces, clusters);
   }
 
   /** This configuration printing records to {@code out} ({@code --stdout}), or not. */
@@ -194,7 +218,7 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, out, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, clusters);
   }
 
   /** This configuration keeping checkpoints in files under {@code dir} ({@code --checkpoint-dir}). */
@@ -202,7 +226,15 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, dir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, clusters);
+  }
+
+  /** This configuration with other clusters' settings ({@code --cluster} and friends). */
+  public OperatorConfig withClusters(ClusterSettings settings) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, settings);
   }
 
   /**

@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Group(KollectProfile.GROUP)
 @Version(KollectProfile.VERSION)
 @ShortNames("kcluster")
-@AdditionalPrinterColumn(name = "Cluster", jsonPath = ".spec.clusterName")
+@AdditionalPrinterColumn(name = "Cluster", jsonPath = ".status.clusterName")
 @AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status")
 @AdditionalPrinterColumn(name = "Reason", jsonPath = ".status.conditions[?(@.type==\"Ready\")].reason")
 @AdditionalPrinterColumn(name = "Version", jsonPath = ".status.serverVersion")

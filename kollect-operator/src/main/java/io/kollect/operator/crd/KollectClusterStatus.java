@@ -15,7 +15,6 @@ import java.util.List;
  * @param watchedTypes the resource types with an open informer on the cluster
  * @param lastConnectedTime when a request to the cluster last succeeded (RFC 3339)
  * @param clusterName the {@code cluster} value of its records (the spec's, or metadata.name)
- * @param openWatches watches open on the cluster
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record KollectClusterStatus(
@@ -26,5 +25,4 @@ public record KollectClusterStatus(
         List<String> watchedTypes,
     @JsonPropertyDescription("When a request to the cluster last succeeded.")
         String lastConnectedTime,
-    @JsonPropertyDescription("The cluster value of its records.") String clusterName,
-    @JsonPropertyDescription("Watches open on the cluster.") Integer openWatches) {}
+    @JsonPropertyDescription("The cluster value of its records.") String clusterName) {}
