@@ -256,7 +256,9 @@ final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
     try {
       for (String cluster : catalog.readingSecret(namespace, name)) {
         if (connections.changedSince(cluster, secret)) {
-          log.info("Secret {}/{} of cluster {} changed: reconnecting", namespace, name, cluster);
+          if (engine.clusterHealth(cluster).isPresent()) {
+            log.info("Secret {}/{} of cluster {} changed: reconnecting", namespace, name, cluster);
+          }
           clusterChanged(cluster);
         }
       }
