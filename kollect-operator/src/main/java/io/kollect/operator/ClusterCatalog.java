@@ -32,7 +32,10 @@ import java.util.TreeMap;
  * <p><b>Security.</b> A target reads only KollectClusters of its own namespace, and {@code
  * --cluster} clusters only from the namespaces the operator trusts (the same trust as its own
  * cluster, {@code --cluster-wide-namespaces}). A KollectCluster reads only Secrets of its own
- * namespace, or of a namespace listed in {@code --cluster-secret-namespaces}.
+ * namespace; a KollectCluster in a trusted namespace may also name Secrets of the namespaces
+ * listed in {@code --cluster-secret-namespaces} (e.g. {@code argocd}). Both conditions: a
+ * namespace editor, who may create KollectClusters in their namespace, must not borrow the
+ * credentials another namespace keeps for the platform.
  *
  * <p><b>A reference that cannot be used never falls back to the operator's cluster.</b> An empty
  * cluster list means "the engine's own cluster", so an unknown, refused or conflicting reference
@@ -251,12 +254,20 @@ final class ClusterCatalog {
       return Optional.of(new Problem(invalid, field + ".name: is missing"));
     }
     String ns = ref.namespace();
-    if (ns != null && !ns.isBlank() && !ns.equals(c.getMetadata().getNamespace())
-        && !secretNamespaces.contains(ns)) {
-      return Optional.of(new Problem(ClusterConnectionException.REASON_FORBIDDEN, field
-          + ".namespace: Secrets of namespace " + ns + " may not be used: a KollectCluster "
-          + "reads Secrets of its own namespace, or of one the operator lists in "
-          + "--cluster-secret-namespaces"));
+    String own = c.getMetadata().getNamespace();
+    if (ns != null && !ns.isBlank() && !ns.equals(own)) {
+      if (!secretNamespaces.contains(ns)) {
+        return Optional.of(new Problem(ClusterConnectionException.REASON_FORBIDDEN, field
+            + ".namespace: Secrets of namespace " + ns + " may not be used: a KollectCluster "
+            + "reads Secrets of its own namespace, or of one the operator lists in "
+            + "--cluster-secret-namespaces"));
+      }
+      if (!trustedNamespaces.contains(own)) {
+        return Optional.of(new Problem(ClusterConnectionException.REASON_FORBIDDEN, field
+            + ".namespace: only KollectClusters in the namespaces the operator trusts "
+            + "(--cluster-wide-namespaces) may name Secrets of another namespace; " + own
+            + " is not one of them"));
+      }
     }
     return Optional.empty();
   }

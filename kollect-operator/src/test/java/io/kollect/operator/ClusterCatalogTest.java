@@ -139,12 +139,21 @@ class ClusterCatalogTest {
   }
 
   @Test
-  void aSecretOfAnotherNamespaceMustBeListed() {
-    KollectCluster argo = cluster("team", "argo", null, "2026-01-01T00:00:00Z", Map.of());
+  void aSecretOfAnotherNamespaceMustBeListedAndNamedFromATrustedNamespace() {
+    KollectCluster argo = cluster("platform", "argo", null, "2026-01-01T00:00:00Z", Map.of());
     argo.setSpec(new KollectClusterSpec(null, null,
         new KollectClusterSpec.SecretRef("cluster-prod", null, "argocd")));
     catalog.put(argo);
-    assertThat(catalog.problem("team/argo")).isEmpty();
+    assertThat(catalog.problem("platform/argo")).isEmpty();
+
+    KollectCluster borrowed = cluster("team", "borrowed", null, "2026-01-01T00:00:00Z", Map.of());
+    borrowed.setSpec(argo.getSpec());
+    catalog.put(borrowed);
+    assertThat(catalog.problem("team/borrowed")).hasValueSatisfying(p -> {
+      assertThat(p.reason()).isEqualTo("Forbidden");
+      assertThat(p.message()).contains("only KollectClusters in the namespaces the operator "
+          + "trusts (--cluster-wide-namespaces) may name Secrets of another namespace");
+    });
     assertThat(ClusterCatalog.source(argo).secret()).isEqualTo("Secret argocd/cluster-prod");
     assertThat(ClusterCatalog.source(argo).argoCd()).isTrue();
 
