@@ -227,6 +227,10 @@ final class RunCommand implements Callable<Integer> {
     try {
       clusterSettings = new ClusterSettings(Set.copyOf(clusterSecretNamespaces),
           allowKubeconfigExec, allowInsecureKubeconfigTls, ClusterSettings.clusterFiles(clusters));
+      if (clusterSettings.files().containsKey(clusterName)) {
+        throw new IllegalArgumentException("--cluster: '" + clusterName + "' is the operator's "
+            + "own cluster (--cluster-name); choose another name");
+      }
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage());
     }
