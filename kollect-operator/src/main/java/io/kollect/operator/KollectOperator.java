@@ -113,7 +113,7 @@ public final class KollectOperator implements AutoCloseable {
     // The feed and the sweep are built below; these callbacks only run once they exist.
     this.inventoryObjects = new InventoryObjectSink(client, id -> this.feed.target(id),
         InventoryObjectSink.DEFAULT_MAX_PART_BYTES, InventoryObjectSink.DEFAULT_MAX_RECORD_BYTES,
-        this::onInventoryWritten, clock);
+        this::onInventoryWritten, clock, config.clusterName());
     this.digestKey = config.digestKey().resolve(client, config.operatorNamespace());
     this.remoteClients = new RemoteClients(KubeClients.DEFAULT_QPS, KubeClients.DEFAULT_BURST);
     ClusterCatalog clusterCatalog = new ClusterCatalog(config.clusterName(),

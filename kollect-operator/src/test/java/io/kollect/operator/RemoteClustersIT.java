@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.kollect.operator.crd.KollectCluster;
 import io.kollect.operator.crd.KollectClusterStatus;
+import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.crd.KollectTargetStatus;
 import io.kollect.testing.SequencedRecordReceiver;
@@ -55,7 +56,7 @@ class RemoteClustersIT {
     west = TestApiServer.builder().tokenUser(WEST_TOKEN, "kollect", "system:masters").start();
     receiver = new SequencedRecordReceiver();
     home.namespace("kollect-system");
-    for (String ns : new String[] {"fleet", "rotate", "gone", "refused", "clash"}) {
+    for (String ns : new String[] {"fleet", "rotate", "gone", "refused", "clash", "inv"}) {
       home.namespace(ns);
     }
     for (TestApiServer remote : new TestApiServer[] {east, west}) {
@@ -74,7 +75,7 @@ class RemoteClustersIT {
               fields: [{name: v, path: "{.data.v}"}]
         """);
     operator = TestOperator.on(home)
-        .trusting("fleet", "rotate", "gone", "refused", "clash")
+        .trusting("fleet", "rotate", "gone", "refused", "clash", "inv")
         .configure(c -> c.withStatusWriteInterval(Duration.ofMillis(300)))
         .start();
   }
@@ -93,7 +94,11 @@ class RemoteClustersIT {
   }
 
   private static void configMap(KubernetesClient client, String name, String v) {
-    client.configMaps().inNamespace("apps").resource(new ConfigMapBuilder().withNewMetadata()
+    configMap(client, "apps", name, v);
+  }
+
+  private static void configMap(KubernetesClient client, String ns, String name, String v) {
+    client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata()
         .withName(name).endMetadata().withData(Map.of("v", v)).build())
         .createOr(NonDeletingOperation::update);
   }
@@ -286,6 +291,44 @@ class RemoteClustersIT {
 
   private static String viaProxy(String kubeconfig, String url) {
     return kubeconfig.replaceAll("server: https://[^\\n]*", "server: " + url);
+  }
+
+  @Test
+  void twoClustersHoldingTheSameNamespaceAndNameKeepInventoryObjectsOfTheirOwn() {
+    // Their own namespace on the remotes: the other tests' targets read "apps".
+    east.namespace("twin");
+    west.namespace("twin");
+    configMap(east.admin(), "twin", "same", "east");
+    configMap(west.admin(), "twin", "same", "west");
+    kubeconfigSecret("inv", "east-kc", east.kubeconfigForToken("kollect", EAST_TOKEN));
+    kubeconfigSecret("inv", "west-kc", west.kubeconfigForToken("kollect", WEST_TOKEN));
+    kollectCluster("inv", "east", "inv-east", "east-kc", Map.of("inv", "yes"));
+    kollectCluster("inv", "west", "inv-west", "west-kc", Map.of("inv", "yes"));
+    home.apply("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectTarget
+        metadata: {name: t, namespace: inv}
+        spec:
+          profileRef: configmaps
+          scope: {namespaces: [twin]}
+          writeInventory: true
+          clusterSelector: {matchLabels: {inv: "yes"}}
+        """);
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      Map<String, String> byObject = home.client().resources(KollectInventory.class)
+          .inNamespace("inv").list().getItems().stream()
+          .collect(Collectors.toMap(i -> i.getMetadata().getName(), i -> i.getSpec().records()
+              .stream().map(r -> r.path("cluster").asText() + ":" + r.at("/fields/v").asText())
+              .collect(Collectors.joining(","))));
+      assertThat(byObject).containsEntry("t-inv-east-0", "inv-east:east")
+          .containsEntry("t-inv-west-0", "inv-west:west");
+    });
+
+    labels("inv", "west", Map.of());
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(home.client().resources(KollectInventory.class).inNamespace("inv").list()
+            .getItems()).extracting(i -> i.getMetadata().getName())
+            .as("west left: its objects go").containsExactly("t-inv-east-0"));
   }
 
   @Test
