@@ -28,7 +28,7 @@ final class ClusterSetup {
   /** The generated CRDs, as the crd-generator names them on the classpath. */
   static final List<String> CRDS = List.of(
       "kollectprofiles.kollect.io", "kollecttargets.kollect.io", "kollectsinks.kollect.io",
-      "kollectinventories.kollect.io");
+      "kollectinventories.kollect.io", "kollectclusters.kollect.io");
 
   private final KubernetesClient client;
 
@@ -36,7 +36,7 @@ final class ClusterSetup {
     this.client = client;
   }
 
-  /** Creates (or updates) the four Kollect CRDs and waits until they are served. */
+  /** Creates (or updates) the Kollect CRDs and waits until they are served. */
   void installKollectCrds() {
     for (String name : CRDS) {
       String resource = "/META-INF/fabric8/" + name + "-v1.yml";
