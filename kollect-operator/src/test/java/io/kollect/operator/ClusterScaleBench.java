@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * under different names (each its own credential identity, so its own client and informers), all
  * selected by one target whose profile has 2 types. After each step, once every cluster is
  * connected and its informers synced: the JVM's threads, live heap after a full GC, and the open
- * watches over all clusters, printed with the cost per added cluster.
+ * watches over all clusters, printed with the cost per added cluster; then the same after a
+ * minute without changes (idle).
  */
 class ClusterScaleBench {
 
@@ -66,6 +67,7 @@ class ClusterScaleBench {
           """);
       try (TestOperator operator = TestOperator.on(home).trusting("fleet").start()) {
         Sample before = null;
+        Sample idleBefore = null;
         int made = 0;
         for (int n : new int[] {1, 10, 50}) {
           for (; made < n; made++) {
@@ -83,13 +85,30 @@ class ClusterScaleBench {
             return h.stream().filter(x -> !x.cluster().equals("it") && x.ready()
                 && x.openWatches() >= 2).count() == want;
           });
-          Sample now = Sample.take(n, operator.operator().engine().clusterHealth().stream()
-              .filter(x -> !x.cluster().equals("it")).mapToInt(ClusterHealth::openWatches).sum());
-          System.out.println(now.describe(before));
+          Sample now = Sample.take(n, watches(operator));
+          System.out.println("connected " + now.describe(before));
+          // Idle: the callback threads the initial lists woke end after a minute without work.
+          Thread.sleep(Duration.ofSeconds(65).toMillis());
+          Sample idle = Sample.take(n, watches(operator));
+          System.out.println("idle      " + idle.describe(idleBefore));
           before = now;
+          idleBefore = idle;
+          System.out.println("threads by name at " + n + " clusters: " + threadsByName());
         }
       }
     }
+  }
+
+  /** Live threads grouped by name with digits dropped (where an added cluster's threads are). */
+  private static Map<String, Long> threadsByName() {
+    return Thread.getAllStackTraces().keySet().stream().collect(java.util.stream.Collectors
+        .groupingBy(t -> t.getName().replaceAll("[0-9]+", "#"), java.util.TreeMap::new,
+            java.util.stream.Collectors.counting()));
+  }
+
+  private static int watches(TestOperator operator) {
+    return operator.operator().engine().clusterHealth().stream()
+        .filter(x -> !x.cluster().equals("it")).mapToInt(ClusterHealth::openWatches).sum();
   }
 
   /** One measurement after {@code clusters} clusters are connected. */
