@@ -482,9 +482,10 @@ public final class KollectEngine implements AutoCloseable {
   }
 
   /**
-   * Watches that have been silent past the informers' liveness window (a half-open connection,
-   * a partitioned API server): each names its type, namespace and since when. Empty when every
-   * watch is healthy.
+   * Watches of the engine's own cluster that have been silent past the informers' liveness
+   * window (a half-open connection, a partitioned API server): each names its type, namespace and
+   * since when. Empty when every watch is healthy. Other clusters' silent watches show in their
+   * {@link #clusterHealth(String) health} ({@code UNREACHABLE}) and their targets' status.
    */
   public List<StalledWatch> stalledWatches() {
     return registry.stalledWatches();
@@ -842,10 +843,10 @@ public final class KollectEngine implements AutoCloseable {
       this.client = Objects.requireNonNull(client, "client");
     }
 
-    /** Cluster name written into every record (default {@code "default"}). */
     /**
      * Where targets' {@link TargetSpec#clusters() other clusters} come from (default: none; a
-     * target naming one reports {@code ClusterNotFound}).
+     * target naming one reports {@code ClusterNotFound}). The engine opens a cluster when its
+     * first target needs it and releases it when the last one stops (or the engine closes).
      */
     public Builder clusterConnections(ClusterConnections connections) {
       this.clusterConnections = Objects.requireNonNull(connections, "clusterConnections");
@@ -865,6 +866,10 @@ public final class KollectEngine implements AutoCloseable {
       throw new UnsupportedOperationException("issue 16: not yet");
     }
 
+    /**
+     * The engine's own cluster's name (default {@code "default"}): written into its records, and
+     * the name by which a target's {@link TargetSpec#clusters()} may name it.
+     */
     public Builder cluster(String cluster) {
       requireName(cluster, "cluster");
       this.cluster = cluster;

@@ -238,6 +238,6 @@ final class StatusBuilder {
   static TargetStatus withoutLastExport(TargetStatus s) {
     return s == null ? null : new TargetStatus(s.id(), s.observedGeneration(), s.conditions(),
         s.objectCounts(), s.skipped(), null, s.extractionErrorCount(), s.extractionErrors(),
-        DeliveryHealth.withoutFigures(s.deliveries()));
+        DeliveryHealth.withoutFigures(s.deliveries()), s.clusters());
   }
 }

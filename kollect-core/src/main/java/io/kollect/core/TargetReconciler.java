@@ -2,6 +2,7 @@ package io.kollect.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.kollect.export.DeliveryStatus;
 import io.kollect.export.Exporter;
 import io.kollect.export.InventorySink;
 import io.kollect.informers.InformerLease;
@@ -16,11 +17,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +52,12 @@ import org.slf4j.LoggerFactory;
  * pass re-marks the key, and the queue runs the target again after this pass ({@link WorkQueue}
  * re-queues a key added while it is processed). A full pass clears the dirty keys before it reads
  * the caches, so it covers every event before the clear; later ones are re-marked.
+ *
+ * <p><b>Several clusters.</b> A target whose spec names clusters is worked as one unit per
+ * cluster ({@link ClusterUnits}): each unit runs the pipeline above on its own cluster's leases
+ * and records, under the target's monitor and queue key, and {@link ClusterStatusMerge} makes the
+ * target's status from the units'. A unit's failure is retried with its own backoff; its
+ * cluster's other targets and the target's other clusters carry on.
  */
 final class TargetReconciler {
 
@@ -405,13 +412,12 @@ final class TargetReconciler {
    * The target's deliveries now: its own, or summed over its units (for the periodic refresh,
    * without the target's monitor).
    */
-  Map<String, io.kollect.export.DeliveryStatus> deliveries(TargetRuntime rt,
-      Set<String> exported) {
+  Map<String, DeliveryStatus> deliveries(TargetRuntime rt, Set<String> exported) {
     Map<String, TargetRuntime> parts = rt.units;
     if (parts.isEmpty()) {
       return DeliveryHealth.snapshot(exporter, rt.exportKey, exported);
     }
-    List<Map<String, io.kollect.export.DeliveryStatus>> each = new ArrayList<>();
+    List<Map<String, DeliveryStatus>> each = new ArrayList<>();
     for (TargetRuntime unit : parts.values()) {
       each.add(DeliveryHealth.snapshot(exporter, unit.exportKey, unit.exportedSinks));
     }

@@ -9,6 +9,12 @@
  * level-based when its spec, profile, sinks or leases change, on a rate-limited work queue. No CRD classes, no
  * framework: the operator is one host of this API, an embedding controller is another.
  *
+ * <p><b>Several clusters.</b> A target whose {@link io.kollect.core.TargetSpec#clusters()} names
+ * other clusters is read once per cluster, through clients a {@link
+ * io.kollect.core.ClusterConnections} supplies: each (cluster, target) has its own records, export
+ * state and checkpoint, each cluster one shared set of informers, opened with its first target and
+ * closed with its last; {@link io.kollect.core.ClusterHealth} reports each connection.
+ *
  * <p><b>Who may read what.</b> An engine configured with none of {@link
  * io.kollect.core.KollectEngine.Builder#trustedNamespaces}, {@link
  * io.kollect.core.KollectEngine.Builder#defaultServiceAccount} and {@link
@@ -17,6 +23,7 @@
  * the trusted namespaces reads only what its ServiceAccount ({@link
  * io.kollect.core.TargetSpec#serviceAccount()} or the default) may list and watch, as answered by
  * an {@link io.kollect.core.AccessReviewer} (SubjectAccessReview unless another is given), cached
- * and re-checked every {@link io.kollect.core.KollectEngine.Builder#accessReviewInterval}.
+ * and re-checked every {@link io.kollect.core.KollectEngine.Builder#accessReviewInterval}. The
+ * boundary applies to the engine's own cluster; on another cluster the credential is the boundary.
  */
 package io.kollect.core;

@@ -5,12 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.export.FileCheckpointStore;
 import io.kollect.export.InventoryQuery;
 import io.kollect.extract.Op;
 import io.kollect.extract.Record;
 import io.kollect.informers.InformerOptions;
 import io.kollect.testing.FreezableTcpProxy;
 import io.kollect.testing.TestApiServer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One engine inventorying several clusters, on real API servers: {@code home} (the engine's own)
@@ -395,5 +398,187 @@ class ClustersIT {
     assertThat(of(sink, "east", Op.UPSERT).get(2).fields().get("replicas").asInt()).isEqualTo(3);
     assertThat(sink.ops(Op.DELETE)).isEmpty();
     assertThat(sink.records()).hasSize(5);
+  }
+
+  @Test
+  void aClusterThatRejectsTheCredentialIsUnauthorizedOnItsOwnPartWhileTheOtherIsDelivered() {
+    deployment(b, "denied", "web", 1);
+    deployment(home, "denied", "web", 1);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.clientForToken("not-a-known-token")),
+        "west", client(home.newAdminClient())));
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("denied", List.of("east", "west"));
+    KollectEngine engine = started(connections, sink, spec);
+
+    ClusterHealth denied = await().atMost(WAIT).until(
+        () -> engine.clusterHealth("east").orElse(null),
+        h -> h != null && h.state() == ClusterHealth.State.UNAUTHORIZED);
+    assertThat(denied.reason()).isEqualTo("Unauthorized");
+    assertThat(denied.message()).doesNotContain("not-a-known-token");
+    TargetStatus status = awaitStatus(engine, spec.id(), s -> s.clusters().size() == 2
+        && !s.clusters().get(0).ready() && s.clusters().get(1).ready());
+    assertThat(status.clusters().get(0).reason()).isEqualTo("Unauthorized");
+    assertThat(status.condition(Condition.READY).reason()).isEqualTo("Unauthorized");
+    await().atMost(WAIT).until(() -> of(sink, "west", Op.UPSERT).size() == 1);
+    assertThat(of(sink, "east", Op.UPSERT)).isEmpty();
+  }
+
+  @Test
+  void theEnginesOwnClusterKeepsItsExportStateWhenATargetStartsAndStopsNamingOthers() {
+    deployment(home, "own", "web", 1);
+    deployment(b, "own", "web", 1);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.newAdminClient())));
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("own", List.of());
+    KollectEngine engine = started(connections, sink, spec);
+    TargetStatus local = awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(local.clusters()).isEmpty();
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).singleElement()
+        .satisfies(r -> assertThat(r.cluster()).isEqualTo("home"));
+
+    // the engine's own cluster named beside another: its unit carries on under the same export
+    // key, so nothing of it is sent again; the other cluster's objects arrive
+    engine.putTarget(spec.toBuilder().generation(2).clusters(List.of("home", "east")).build());
+    await().atMost(WAIT).until(() -> of(sink, "east", Op.UPSERT).size() == 1);
+    TargetStatus both = awaitStatus(engine, spec.id(),
+        s -> s.observedGeneration() == 2 && s.ready());
+    assertThat(both.clusters()).extracting(TargetStatus.ClusterPart::name)
+        .containsExactly("home", "east");
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(2);
+
+    // back to the engine's own cluster only: east leaves (its DELETE), home is not re-sent
+    engine.putTarget(spec.toBuilder().generation(3).clusters(List.of()).build());
+    await().atMost(WAIT).until(() -> of(sink, "east", Op.DELETE).size() == 1);
+    TargetStatus again = awaitStatus(engine, spec.id(),
+        s -> s.observedGeneration() == 3 && s.ready());
+    assertThat(again.clusters()).isEmpty();
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(3);
+    assertThat(of(sink, "home", Op.UPSERT)).hasSize(1);
+    assertThat(of(sink, "home", Op.DELETE)).isEmpty();
+    assertThat(connections.released("east")).isEqualTo(1);
+  }
+
+  @Test
+  void aRestartedEngineConvergesEachClusterFromItsOwnCheckpointSendingOnlyWhatChanged(
+      @TempDir Path checkpoints) {
+    deployment(home, "restart", "web", 1);
+    deployment(b, "restart", "web", 1);
+    deployment(b, "restart", "api", 1);
+    Map<String, KubernetesClient> clients = Map.of(
+        "east", client(b.newAdminClient()), "west", client(home.newAdminClient()));
+    TargetSpec spec = target("restart", List.of("east", "west"));
+    RecordingSink first = new RecordingSink("rec");
+    try (KollectEngine engine = KollectEngine.builder(home.admin()).cluster("home")
+        .clusterConnections(ClusterConnections.of(clients))
+        .checkpointStore(new FileCheckpointStore(checkpoints)).build()) {
+      engine.putProfile("deployments", EngineIT.deploymentProfile());
+      engine.putSink(first, EngineIT.fastSink());
+      engine.putTarget(spec);
+      engine.start();
+      awaitStatus(engine, spec.id(), TargetStatus::ready);
+      assertThat(engine.awaitIdle(WAIT)).isTrue();
+      assertThat(first.records()).hasSize(3);
+    }
+
+    // while no engine runs: one change in each cluster
+    scale(b, "restart", "api", 2);
+    home.admin().apps().deployments().inNamespace("restart").withName("web").delete();
+
+    RecordingSink second = new RecordingSink("rec");
+    try (KollectEngine engine = KollectEngine.builder(home.admin()).cluster("home")
+        .clusterConnections(ClusterConnections.of(clients))
+        .checkpointStore(new FileCheckpointStore(checkpoints)).build()) {
+      engine.putProfile("deployments", EngineIT.deploymentProfile());
+      engine.putSink(second, EngineIT.fastSink());
+      engine.putTarget(spec);
+      engine.start();
+      awaitStatus(engine, spec.id(), TargetStatus::ready);
+      await().atMost(WAIT).until(() -> second.size() == 2);
+      assertThat(engine.awaitIdle(WAIT)).isTrue();
+      assertThat(second.records()).extracting(r -> r.cluster() + " " + r.op() + " " + r.name())
+          .containsExactlyInAnyOrder("east UPSERT api", "west DELETE web");
+    }
+  }
+
+  @Test
+  void aStoppedClusterKeepsItsRecordsWhileTheOtherFlowsAndConvergesWithoutResendsWhenItIsBack() {
+    deployment(b, "stop", "web", 1);
+    deployment(b, "stop", "api", 1);
+    deployment(home, "stop", "web", 1);
+    FreezableTcpProxy proxy = FreezableTcpProxy.to(b.port());
+    closing.add(proxy);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.adminVia(proxy.port())), "west", client(home.newAdminClient())));
+    Duration window = Duration.ofSeconds(5);
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("stop", List.of("east", "west"));
+    KollectEngine engine = engine(connections, window);
+    engine.putProfile("deployments", EngineIT.deploymentProfile());
+    engine.putSink(sink, EngineIT.fastSink());
+    engine.putTarget(spec);
+    engine.start();
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).hasSize(3);
+
+    proxy.stop();
+    await().atMost(WAIT).until(() -> engine.clusterHealth("east").orElse(null),
+        h -> h != null && h.state() == ClusterHealth.State.UNREACHABLE);
+    TargetStatus degraded = awaitStatus(engine, spec.id(), s -> !s.ready());
+    assertThat(degraded.clusters().get(0).reason()).isEqualTo("Unreachable");
+    assertThat(degraded.clusters().get(0).objects()).isEqualTo(2);
+    scale(home, "stop", "web", 2);
+    scale(b, "stop", "web", 4);
+    await().atMost(WAIT).until(() -> of(sink, "west", Op.UPSERT).size() == 2);
+    assertThat(sink.ops(Op.DELETE)).isEmpty();
+
+    proxy.restart();
+    await().atMost(WAIT).until(() -> of(sink, "east", Op.UPSERT).size() == 3);
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(of(sink, "east", Op.UPSERT)).extracting(Record::name)
+        .containsExactlyInAnyOrder("web", "api", "web");
+    assertThat(sink.ops(Op.DELETE)).isEmpty();
+    assertThat(sink.records()).hasSize(5);
+  }
+
+  @Test
+  void aRotatedCredentialReplacesARejectedOneAndTheClusterIsReadWithoutARestart() {
+    deployment(b, "rotated", "web", 1);
+    Map<String, KubernetesClient> current = new ConcurrentHashMap<>(Map.of(
+        "east", client(b.clientForToken("revoked-token"))));
+    ClusterConnections rotating = new ClusterConnections() {
+      @Override
+      public KubernetesClient open(String cluster) throws ClusterConnectionException {
+        return ClusterConnections.of(current).open(cluster);
+      }
+
+      @Override
+      public void release(String cluster, KubernetesClient client) {}
+    };
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target("rotated", List.of("east"));
+    KollectEngine engine = started(rotating, sink, spec);
+    await().atMost(WAIT).until(() -> engine.clusterHealth("east").orElse(null),
+        h -> h != null && h.state() == ClusterHealth.State.UNAUTHORIZED);
+    awaitStatus(engine, spec.id(), s -> !s.ready()
+        && "Unauthorized".equals(s.clusters().get(0).reason()));
+    assertThat(sink.records()).isEmpty();
+
+    // the host saw the Secret change: a new credential, then clusterChanged
+    current.put("east", client(b.newAdminClient()));
+    engine.clusterChanged("east");
+    await().atMost(WAIT).until(() -> sink.size() == 1);
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    await().atMost(WAIT).until(() -> engine.clusterHealth("east").map(ClusterHealth::ready)
+        .orElse(false));
+    assertThat(engine.awaitIdle(WAIT)).isTrue();
+    assertThat(sink.records()).singleElement()
+        .satisfies(r -> assertThat(r.cluster()).isEqualTo("east"));
   }
 }

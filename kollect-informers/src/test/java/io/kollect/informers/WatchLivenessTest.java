@@ -107,4 +107,32 @@ class WatchLivenessTest {
     assertThat(restarts).containsExactly(InformerMetrics.RESTART_TIMEOUT,
         InformerMetrics.RESTART_CLOSED, InformerMetrics.RESTART_LIVENESS);
   }
+
+  @Test
+  void aConnectionThatFailedWithoutAnAnswerIsUnreachableOnceSilentPastTheClientTimeout() {
+    Instant start = clock.now;
+    liveness.afterConnectionFailure(null, new TimeoutException("idle"));
+    clock.now = start.plusSeconds(72);
+    assertThat(liveness.unreachable(clock.now)).isFalse();
+    clock.now = start.plusSeconds(73);
+    // well within two windows (120 s), before the watch counts as stalled (84 s)
+    assertThat(liveness.unreachable(clock.now)).isTrue();
+    assertThat(liveness.stalled(clock.now)).isNull();
+
+    liveness.listed();
+    assertThat(liveness.unreachable(clock.now)).isFalse();
+    assertThat(liveness.failureCode()).isZero();
+  }
+
+  @Test
+  void anAnsweredFailureIsRememberedByItsStatusUntilTheConnectionShowsLife() {
+    liveness.listFailed(new io.fabric8.kubernetes.client.KubernetesClientException("Unauthorized",
+        401, null));
+    clock.now = clock.now.plusSeconds(100);
+    assertThat(liveness.failureCode()).isEqualTo(401);
+    // an answer, however unwelcome, is not an unreachable cluster
+    assertThat(liveness.unreachable(clock.now)).isFalse();
+    liveness.listed();
+    assertThat(liveness.failureCode()).isZero();
+  }
 }

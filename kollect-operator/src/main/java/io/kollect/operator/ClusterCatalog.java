@@ -427,6 +427,19 @@ final class ClusterCatalog {
     return p[1].isEmpty() ? p[2] : p[1] + "/" + p[2];
   }
 
+  private static final java.util.regex.Pattern UNAVAILABLE_IN_TEXT = java.util.regex.Pattern
+      .compile("\\b(" + MISSING + "|" + REFUSED + "|" + UNUSABLE + "|" + EMPTY
+          + "):([a-z0-9-]*):([a-z0-9.-]+)");
+
+  /** A message with every unavailable cluster name in it written as {@link #displayName}. */
+  static String withDisplayNames(String message) {
+    if (message == null || message.indexOf(':') < 0) {
+      return message;
+    }
+    return UNAVAILABLE_IN_TEXT.matcher(message).replaceAll(m -> java.util.regex.Matcher
+        .quoteReplacement(displayName(m.group())));
+  }
+
   /** Why an unavailable cluster cannot be read, for the targets that name it. */
   private ClusterConnectionException unavailable(String engineName) {
     String[] p = engineName.split(":", 3);

@@ -80,6 +80,8 @@ final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
   private final Set<String> metered = ConcurrentHashMap.newKeySet();
   private volatile KindWatch<KollectCluster> watch;
   private volatile boolean closed;
+  /** KollectClusters cannot be listed: the operator runs without them. */
+  private volatile boolean unavailable;
 
   ClusterFeed(KubernetesClient client, KollectEngine engine, ClusterCatalog catalog,
       KollectClusterConnections connections, RemoteClients remote, StatusWriter status,
@@ -101,7 +103,12 @@ final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
     this.clock = clock;
   }
 
-  /** Starts the watch of KollectClusters; returns when their first list is in (so targets resolve). */
+  /**
+   * Starts the watch of KollectClusters; returns when their first list is in (so targets
+   * resolve). When they cannot be listed (the CRD is not installed, or RBAC from before
+   * KollectClusters), the operator goes on without them and says so once: targets can then read
+   * the operator's own cluster and {@code --cluster} ones only.
+   */
   void start() {
     engine.addClusterHealthListener(this);
     watch = new KindWatch<>(client, KollectCluster.class, KollectClusterSpec.class, true,
@@ -126,10 +133,21 @@ final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
       watch.start().toCompletableFuture().get(2, TimeUnit.MINUTES);
     } catch (ExecutionException | TimeoutException e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      while (cause.getCause() != null && cause.getCause() != cause
+          && !(cause instanceof KubernetesClientException k && k.getCode() > 0)) {
+        cause = cause.getCause();
+      }
       String hint = cause instanceof KubernetesClientException k && k.getCode() == 404
-          ? " (is the KollectCluster CRD installed? kubectl apply -k deploy/crds)" : "";
-      throw new IllegalStateException("cannot list KollectClusters at " + client.getMasterUrl()
-          + ": " + ProblemReports.firstLine(String.valueOf(cause.getMessage())) + hint, e);
+          ? " (is the KollectCluster CRD installed? kubectl apply -k deploy/crds)"
+          : cause instanceof KubernetesClientException k && k.getCode() == 403
+              ? " (the operator's service account lacks list/watch on it: see deploy/rbac)" : "";
+      log.warn("cannot list KollectClusters at {}: {}{}; going on without them: targets read the "
+          + "operator's own cluster and --cluster ones only (restart once this is fixed)",
+          client.getMasterUrl(), ProblemReports.firstLine(String.valueOf(cause.getMessage())),
+          hint);
+      watch.close();
+      watch = null;
+      unavailable = true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while listing KollectClusters", e);
@@ -138,7 +156,7 @@ final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
 
   boolean listed() {
     KindWatch<KollectCluster> w = watch;
-    return w != null && w.hasSynced();
+    return unavailable || (w != null && w.hasSynced());
   }
 
   // ---- targets ---------------------------------------------------------------------------------

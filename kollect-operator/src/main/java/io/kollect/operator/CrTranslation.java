@@ -149,8 +149,8 @@ final class CrTranslation {
     Map<String, Condition> byType = new java.util.LinkedHashMap<>();
     for (io.kollect.core.Condition c : status.conditions()) {
       String reason = REASON_DELIVERY_FAILING.equals(c.reason()) ? REASON_SINK_FAILING : c.reason();
-      byType.put(c.type(), condition(c.type(), c.status(), reason, c.message(),
-          c.lastTransitionTime(), generation));
+      byType.put(c.type(), condition(c.type(), c.status(), reason,
+          ClusterCatalog.withDisplayNames(c.message()), c.lastTransitionTime(), generation));
     }
     if (inventory != null && inventory.failing(now)) {
       String message = "inventory writes have failed " + inventory.consecutiveFailures()
@@ -208,7 +208,8 @@ final class CrTranslation {
     }
     return parts.stream().map(p -> new KollectTargetStatus.ClusterEntry(
         ClusterCatalog.displayName(p.name()), p.ready(), p.objects(),
-        p.ready() ? null : p.reason() + ": " + p.message())).toList();
+        p.ready() ? null : p.reason() + ": " + ClusterCatalog.withDisplayNames(p.message())))
+        .toList();
   }
 
   private static List<KollectTargetStatus.SinkStatus> sinkStatuses(

@@ -177,4 +177,14 @@ class ClusterCatalogTest {
     assertThat(catalog.problem("team/none")).hasValueSatisfying(p -> assertThat(p.message())
         .isEqualTo("spec: one of kubeConfig.secretRef and argoCDSecretRef is required"));
   }
+
+  @Test
+  void unavailableNamesReadAsTheReferenceTheyCameFrom() {
+    assertThat(ClusterCatalog.withDisplayNames("cluster missing:gone:east: spec.clusterRef: "
+        + "KollectCluster gone/east does not exist; cluster refused::ops: no"))
+        .isEqualTo("cluster gone/east: spec.clusterRef: KollectCluster gone/east does not exist; "
+            + "cluster ops: no");
+    assertThat(ClusterCatalog.withDisplayNames("cluster prod: 3 objects")).isEqualTo(
+        "cluster prod: 3 objects");
+  }
 }

@@ -18,11 +18,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * connections made meanwhile are held open but get no answer. {@link #thaw()} makes connections
  * opened from then on work again; the ones that existed stay silent for good, so a client recovers
  * only by giving up on them and connecting anew, which is what it must do on a real network.
+ * {@link #stop()} and {@link #restart()} model the other outage: a server that is down (its
+ * connections closed, new ones refused) and comes back on the same port.
  */
 public final class FreezableTcpProxy implements AutoCloseable {
 
   private final int targetPort;
-  private final ServerSocket server;
+  private final int port;
+  private volatile ServerSocket server;
   private final Set<Link> links = ConcurrentHashMap.newKeySet();
   private final AtomicInteger accepted = new AtomicInteger();
   private volatile boolean frozen;
@@ -50,15 +53,42 @@ public final class FreezableTcpProxy implements AutoCloseable {
 
   private FreezableTcpProxy(int targetPort) throws IOException {
     this.targetPort = targetPort;
-    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread acceptor = new Thread(this::accept, "freezable-proxy-accept");
+    ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    this.port = s.getLocalPort();
+    listen(s);
+  }
+
+  private void listen(ServerSocket s) {
+    server = s;
+    Thread acceptor = new Thread(() -> accept(s), "freezable-proxy-accept");
     acceptor.setDaemon(true);
     acceptor.start();
   }
 
   /** The loopback port clients connect to. */
   public int port() {
-    return server.getLocalPort();
+    return port;
+  }
+
+  /**
+   * The server is gone, as when it stops: the port refuses connections and every open one is
+   * closed (the client sees its connections end and new ones refused, not silence).
+   */
+  public synchronized void stop() {
+    close();
+  }
+
+  /** The server is back on the same port. */
+  public synchronized void restart() {
+    try {
+      ServerSocket s = new ServerSocket();
+      s.setReuseAddress(true);
+      s.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
+      frozen = false;
+      listen(s);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** Connections accepted so far. */
@@ -77,7 +107,7 @@ public final class FreezableTcpProxy implements AutoCloseable {
     frozen = false;
   }
 
-  private void accept() {
+  private void accept(ServerSocket server) {
     while (!server.isClosed()) {
       try {
         Socket client = server.accept();
@@ -147,8 +177,8 @@ public final class FreezableTcpProxy implements AutoCloseable {
     } catch (IOException e) {
       // already closed
     }
+    links.forEach(l -> l.silent = false);
     for (Link link : links) {
-      link.silent = false;
       closeQuietly(link);
     }
   }

@@ -2,7 +2,9 @@
  * Test support for Kollect's integration tests: {@link io.kollect.testing.TestApiServer} starts a
  * real kube-apiserver and etcd through {@code io.fabric8:kube-api-test} and hands out clients;
  * {@link io.kollect.testing.SequencedRecordReceiver} is a loopback HTTP receiver that applies
- * records by their {@code sequence}, as the record format tells receivers to.
+ * records by their {@code sequence}, as the record format tells receivers to (per cluster, target
+ * and key); {@link io.kollect.testing.FreezableTcpProxy} stands between a client and an API server
+ * and can blackhole the path (freeze, thaw) or take the server away and back (stop, restart).
  * Modules use it in test scope only.
  */
 package io.kollect.testing;
