@@ -118,7 +118,7 @@ final class DemoCommand implements Callable<Integer> {
         OperatorConfig config = new OperatorConfig("demo", 2, Duration.ofHours(10),
             inventoryAddress, BindAddress.off(), LeaderElectionSettings.disabled(), Set.of(),
             Set.of(), InventoryAuth.tokenFile(tokenFile), Optional.empty(), "default", Optional.of(out))
-            // One demo cluster, a handful of targets: statuses follow changes within a second.
+            // Two demo clusters, a handful of targets: statuses follow changes within a second.
             .withStatusWriteInterval(Duration.ofSeconds(1));
         operator = new KollectOperator(client, config);
         try {
