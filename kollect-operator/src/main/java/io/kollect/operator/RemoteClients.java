@@ -54,14 +54,19 @@ final class RemoteClients implements AutoCloseable {
         });
   }
 
-  /** As fabric8 makes its own instance, with two event loops shared by every remote cluster. */
+  /** As fabric8 makes its own instance, with small pools shared by every remote cluster. */
   private static Vertx newVertx() {
     String property = "vertx.disableDnsResolver";
     String before = System.getProperty(property);
     System.setProperty(property, "true");
     try {
+      // Vert.x's internal blocking pool (TLS set-up of new connections) and worker pool keep
+      // their threads once started: bounded small here, or the first clusters' connections
+      // would leave 20 idle threads each behind.
       return Vertx.vertx(new VertxOptions()
           .setEventLoopPoolSize(2)
+          .setInternalBlockingPoolSize(2)
+          .setWorkerPoolSize(2)
           .setUseDaemonThread(true)
           .setFileSystemOptions(new FileSystemOptions().setFileCachingEnabled(false)
               .setClassPathResolvingEnabled(false)));
