@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job with no cluster: builds Kollect, starts an embedded kube-apiserver with the sample
-# catalog, runs the engine and serves the inventory. Extra arguments go to `kollect demo`
+# The main job with no cluster: builds Kollect, starts two embedded kube-apiservers (the sample
+# catalog on one, a second cluster on the other), runs the engine and serves the inventory of both.
+# Extra arguments go to `kollect demo`
 # (e.g. --duration 60s). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -22,9 +22,9 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     subcommands = {BenchmarkRunner.P1.class, BenchmarkRunner.P2.class, BenchmarkRunner.P5.class,
-        BenchmarkRunner.P6.class},
+        BenchmarkRunner.P6.class, BenchmarkRunner.P7.class},
     description = "Operator-at-scale benchmarks: p1 (latency per sink vs watch), p2 (API requests vs "
-        + "targets), p5 (full inventory vs LIST, memory), p6 (CPU per change and latency at 5k vs 50k).")
+        + "targets), p5 (full inventory vs LIST, memory), p6 (CPU per change and latency at 5k vs 50k), p7 (cost per added KollectCluster).")
 public final class BenchmarkRunner {
 
   private BenchmarkRunner() {}
@@ -266,6 +266,47 @@ public final class BenchmarkRunner {
     @Override
     String table(List<Map<String, Object>> results) {
       return Tables.targets(results);
+    }
+  }
+
+  @Command(name = "p7", mixinStandardHelpOptions = true,
+      description = "Threads, live heap, open watches and API requests per added KollectCluster "
+          + "(N clusters pointing at 2 API servers under different names, 2 watched types).")
+  static final class P7 extends Scenario {
+    @Option(names = "--clusters", split = ",", defaultValue = "1,10,50",
+        description = "KollectCluster counts, ascending (default: ${DEFAULT-VALUE}).")
+    List<Integer> counts;
+
+    @Option(names = "--objects", defaultValue = "20",
+        description = "ConfigMaps and as many Services on each remote API server (default: ${DEFAULT-VALUE}).")
+    int objects;
+
+    @Option(names = "--idle-wait", defaultValue = "15s", converter = GoDuration.class,
+        description = "Wait after the inventory before threads, heap and watches are read (default: ${DEFAULT-VALUE}).")
+    Duration idleWait;
+
+    @Option(names = "--steady", defaultValue = "30s", converter = GoDuration.class,
+        description = "Window for the idle API requests (default: ${DEFAULT-VALUE}).")
+    Duration steady;
+
+    @Option(names = "--inventory-timeout", defaultValue = "5m", converter = GoDuration.class,
+        description = "Give up on a full inventory after this long (default: ${DEFAULT-VALUE}).")
+    Duration inventoryTimeout;
+
+    @Override
+    String name() {
+      return "p7";
+    }
+
+    @Override
+    List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
+      return new ClustersBench(new ClustersBench.Plan(counts, objects, idleWait, steady, inventoryTimeout), c, l)
+          .run();
+    }
+
+    @Override
+    String table(List<Map<String, Object>> results) {
+      return Tables.clusters(results);
     }
   }
 

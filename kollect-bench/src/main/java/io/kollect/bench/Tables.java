@@ -188,4 +188,42 @@ final class Tables {
         each(results, r -> r.get("backgroundRequests") + " in " + r.get("backgroundWindowSeconds") + " s"));
     return t.render();
   }
+
+  /** P7: figures per cluster count, then per added cluster against the first count. */
+  static String clusters(List<Map<String, Object>> results) {
+    MarkdownTable t = new MarkdownTable(each(results, r -> r.get("clusters") + " clusters"));
+    t.row("records (2 types × fixture × clusters)", "", "", each(results, r -> r.get("recordsSeen")
+        + " / " + r.get("records")));
+    t.row("operator start → every record on stdout (s)", "", "",
+        each(results, r -> num(r.get("inventorySeconds"), "%.1f")));
+    t.row("threads (idle)", "", "", each(results, r -> String.valueOf(r.get("threads"))));
+    t.row("live heap after full GC (idle)", "", "", each(results, r -> MarkdownTable.mib(r.get("liveHeapBytes"))));
+    t.row("RSS (idle)", "", "", each(results, r -> MarkdownTable.mib(r.get("rssBytes"))));
+    t.row("open watches on the remote servers", "2 per cluster", "",
+        each(results, r -> String.valueOf(r.get("openWatches"))));
+    t.row("API requests to the remote servers, start-up", "", "",
+        each(results, r -> String.valueOf(r.get("startupRequests"))));
+    t.row("API requests to the remote servers, idle window", "", "",
+        each(results, r -> r.get("steadyRequests") + " in " + r.get("steadyWindowSeconds") + " s"));
+    Map<String, Object> first = results.get(0);
+    double n0 = ((Number) first.get("clusters")).doubleValue();
+    t.row("threads per added cluster", "≤ 2", "", perAdded(results, first, n0, "threads", 1, "%.2f"));
+    t.row("live heap per added cluster (KiB)", "≤ 8192", "",
+        perAdded(results, first, n0, "liveHeapBytes", 1024, "%.0f"));
+    t.row("open watches per added cluster", "2", "", perAdded(results, first, n0, "openWatches", 1, "%.2f"));
+    t.row("start-up requests per added cluster", "O(types)", "",
+        perAdded(results, first, n0, "startupRequests", 1, "%.1f"));
+    return t.render();
+  }
+
+  private static List<String> perAdded(List<Map<String, Object>> results, Map<String, Object> first,
+      double n0, String key, double unit, String format) {
+    return each(results, r -> {
+      double n = ((Number) r.get("clusters")).doubleValue();
+      if (r == first || !(r.get(key) instanceof Number v) || !(first.get(key) instanceof Number v0)) {
+        return "–";
+      }
+      return num((v.doubleValue() - v0.doubleValue()) / unit / (n - n0), format);
+    });
+  }
 }

@@ -619,8 +619,22 @@ public final class Exporter implements AutoCloseable {
   }
 
   private Record tombstone(String target, ExportedEntry e) {
-    return new Record(Op.DELETE, e.cluster(), target, e.profile(), e.resource(), e.namespace(),
-        e.name(), e.uid(), null, clock.instant(), null, null, null, null);
+    return new Record(Op.DELETE, e.cluster(), recordTarget(target, e.cluster()), e.profile(),
+        e.resource(), e.namespace(), e.name(), e.uid(), null, clock.instant(), null, null, null,
+        null);
+  }
+
+  /**
+   * The target a DELETE names. A target read from several clusters is exported under one key per
+   * cluster, {@code cluster/ns/name} (cluster names hold no {@code /}), while its records name the
+   * target itself, {@code ns/name}: a DELETE must name it the same way as the UPSERT it undoes.
+   */
+  static String recordTarget(String exportKey, String cluster) {
+    if (cluster != null && exportKey.startsWith(cluster + "/")
+        && exportKey.indexOf('/', cluster.length() + 1) > 0) {
+      return exportKey.substring(cluster.length() + 1);
+    }
+    return exportKey;
   }
 
   /** Drops a (target, sink) state: no tombstones, unsent records discarded, checkpoint deleted. */

@@ -79,6 +79,7 @@ public final class InventorySink implements Sink, InventoryView {
     return (q.group() == null || q.group().equals(r.resource().group()))
         && (q.kind() == null || q.kind().equals(r.resource().kind()))
         && (q.namespace() == null || q.namespace().equals(r.namespace()))
-        && (q.name() == null || q.name().equals(r.name()));
+        && (q.name() == null || q.name().equals(r.name()))
+        && (q.cluster() == null || q.cluster().equals(r.cluster()));
   }
 }

@@ -14,7 +14,11 @@ import org.junit.jupiter.api.Test;
 class InventorySinkTest {
 
   static Record service(String target, String ns, String name) {
-    return new Record(Op.UPSERT, "c1", target, "p", new GroupVersionKind("", "v1", "Service"), ns,
+    return service("c1", target, ns, name);
+  }
+
+  static Record service(String cluster, String target, String ns, String name) {
+    return new Record(Op.UPSERT, cluster, target, "p", new GroupVersionKind("", "v1", "Service"), ns,
         name, "u", "1", Instant.EPOCH, "h", Map.of(), Map.of(), Map.of());
   }
 
@@ -41,5 +45,19 @@ class InventorySinkTest {
     assertThat(inv.query(new InventoryQuery(null, null, "Service", "x", null))).hasSize(2);
     assertThat(inv.query(new InventoryQuery(null, "apps", null, null, "b"))).hasSize(1);
     assertThat(inv.query(new InventoryQuery("nope", null, null, null, null))).isEmpty();
+  }
+
+  @Test
+  void queryByClusterKeepsOnlyThatClustersRecordsOfATargetReadingSeveral() {
+    InventorySink inv = new InventorySink("inv");
+    inv.write(List.of(service("east", "t", "x", "s1"), service("west", "t", "x", "s2"),
+        service("east", "u", "y", "s3")));
+    assertThat(inv.query(new InventoryQuery(null, null, null, null, null, "east")))
+        .extracting(r -> r.cluster() + ":" + r.target() + ":" + r.name())
+        .containsExactly("east:t:s1", "east:u:s3");
+    assertThat(inv.query(new InventoryQuery("t", null, null, null, null, "west")))
+        .extracting(Record::name).containsExactly("s2");
+    assertThat(inv.query(new InventoryQuery(null, null, null, null, null, "north"))).isEmpty();
+    assertThat(inv.query(InventoryQuery.all())).hasSize(3);
   }
 }

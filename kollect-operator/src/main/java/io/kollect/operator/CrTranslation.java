@@ -151,8 +151,8 @@ final class CrTranslation {
     Map<String, Condition> byType = new java.util.LinkedHashMap<>();
     for (io.kollect.core.Condition c : status.conditions()) {
       String reason = REASON_DELIVERY_FAILING.equals(c.reason()) ? REASON_SINK_FAILING : c.reason();
-      byType.put(c.type(), condition(c.type(), c.status(), reason, c.message(),
-          c.lastTransitionTime(), generation));
+      byType.put(c.type(), condition(c.type(), c.status(), reason,
+          ClusterCatalog.withDisplayNames(c.message()), c.lastTransitionTime(), generation));
     }
     if (inventory != null && inventory.failing(now)) {
       String message = "inventory writes have failed " + inventory.consecutiveFailures()
@@ -198,7 +198,20 @@ final class CrTranslation {
     int total = counts.values().stream().mapToInt(Integer::intValue).sum();
     return new KollectTargetStatus(generation, new ArrayList<>(byType.values()), counts, skipped,
         status.lastExport() == null ? null : rfc3339(status.lastExport()), total,
-        inventory == null ? null : inventoryStatus(inventory), sinkStatuses(deliveries));
+        inventory == null ? null : inventoryStatus(inventory), sinkStatuses(deliveries),
+        clusterEntries(status.clusters()));
+  }
+
+  /** {@code status.clusters[]}: an unavailable cluster under the reference it came from. */
+  static List<KollectTargetStatus.ClusterEntry> clusterEntries(
+      List<TargetStatus.ClusterPart> parts) {
+    if (parts.isEmpty()) {
+      return null;
+    }
+    return parts.stream().map(p -> new KollectTargetStatus.ClusterEntry(
+        ClusterCatalog.displayName(p.name()), p.ready(), p.objects(),
+        p.ready() ? null : p.reason() + ": " + ClusterCatalog.withDisplayNames(p.message())))
+        .toList();
   }
 
   private static List<KollectTargetStatus.SinkStatus> sinkStatuses(

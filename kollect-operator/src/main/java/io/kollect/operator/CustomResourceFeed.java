@@ -91,6 +91,9 @@ final class CustomResourceFeed implements AutoCloseable {
   private volatile KindWatch<KollectProfile> profiles;
   private volatile KindWatch<KollectSink> sinks;
   private volatile KindWatch<KollectTarget> targets;
+  /** The clusters a target reads (issue "Remote clusters"; {@link ClusterFeed#clustersOf}). */
+  private volatile java.util.function.Function<KollectTarget, List<String>> targetClusters =
+      t -> List.of();
 
   /** What the feed needs besides its collaborators: the operator's settings of it. */
   record Settings(Predicate<String> namespaceFilter, List<String> extraSinks,
@@ -373,6 +376,7 @@ final class CustomResourceFeed implements AutoCloseable {
     TargetSpec spec;
     try {
       spec = CrTranslation.target(target, extraSinks, defaultServiceAccount);
+      spec = spec.toBuilder().clusters(targetClusters.apply(target)).build();
     } catch (IllegalArgumentException e) {
       problems.report(target, "InvalidTarget", what, what + ": " + e.getMessage());
       return;
@@ -391,6 +395,19 @@ final class CustomResourceFeed implements AutoCloseable {
     reconcileRequests.onTarget(target, spec.id());
     if (!spec.writeInventory()) {
       targetHooks.withoutInventory(spec.id());
+    }
+  }
+
+  /** Where targets' clusters come from ({@code clusterRef}, {@code clusterSelector}). */
+  void resolveClustersWith(java.util.function.Function<KollectTarget, List<String>> clusters) {
+    this.targetClusters = clusters;
+  }
+
+  /** Puts the matching targets again (the KollectClusters they select changed). */
+  void retarget(Predicate<KollectTarget> which) {
+    KindWatch<KollectTarget> watch = targets;
+    if (watch != null) {
+      watch.list().stream().filter(which).forEach(this::onTarget);
     }
   }
 

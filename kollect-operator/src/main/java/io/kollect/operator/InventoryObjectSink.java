@@ -65,6 +65,8 @@ final class InventoryObjectSink implements Sink {
   private static final Logger log = LoggerFactory.getLogger(InventoryObjectSink.class);
   static final String NAME = "kollect-inventory";
   static final String TARGET_LABEL = "kollect.io/target";
+  /** On the parts of a target's records from another cluster than the operator's own. */
+  static final String CLUSTER_LABEL = "kollect.io/cluster";
   /** Record JSON per part; well under the API server's ~1.5 MiB object limit. */
   static final int DEFAULT_MAX_PART_BYTES = 512 * 1024;
   /**
@@ -80,7 +82,17 @@ final class InventoryObjectSink implements Sink {
   private final int maxRecordBytes;
   private final Consumer<TargetId> onHealthChange;
   private final Clock clock;
-  private final Map<TargetId, TargetInventory> inventories = new ConcurrentHashMap<>();
+  /** The operator's own cluster; {@code null} treats every record as the operator's own. */
+  private final String localCluster;
+  private final Map<InventoryKey, TargetInventory> inventories = new ConcurrentHashMap<>();
+
+  /**
+   * One target's records from one cluster, which have objects of their own: {@code
+   * <target>-<part>} for the operator's own cluster ({@code cluster == null}), {@code
+   * <target>-<cluster>-<part>} labelled {@code kollect.io/cluster} for another, so two clusters
+   * holding the same namespace/name never share a record slot.
+   */
+  record InventoryKey(TargetId id, String cluster) {}
 
   InventoryObjectSink(KubernetesClient client, Function<TargetId, Optional<KollectTarget>> targets,
       int maxPartBytes) {
@@ -94,6 +106,14 @@ final class InventoryObjectSink implements Sink {
    */
   InventoryObjectSink(KubernetesClient client, Function<TargetId, Optional<KollectTarget>> targets,
       int maxPartBytes, int maxRecordBytes, Consumer<TargetId> onHealthChange, Clock clock) {
+    this(client, targets, maxPartBytes, maxRecordBytes, onHealthChange, clock, null);
+  }
+
+  /** As above; records of clusters other than {@code localCluster} get objects of their own. */
+  InventoryObjectSink(KubernetesClient client, Function<TargetId, Optional<KollectTarget>> targets,
+      int maxPartBytes, int maxRecordBytes, Consumer<TargetId> onHealthChange, Clock clock,
+      String localCluster) {
+    this.localCluster = localCluster;
     this.client = client;
     this.targets = targets;
     this.maxPartBytes = maxPartBytes;
@@ -123,14 +143,15 @@ final class InventoryObjectSink implements Sink {
    */
   @Override
   public void write(List<Record> batch) throws SinkException {
-    Map<TargetId, List<Record>> byTarget = new LinkedHashMap<>();
+    Map<InventoryKey, List<Record>> byTarget = new LinkedHashMap<>();
     for (Record r : batch) {
-      byTarget.computeIfAbsent(TargetId.parse(r.target()), k -> new ArrayList<>()).add(r);
+      byTarget.computeIfAbsent(new InventoryKey(TargetId.parse(r.target()), otherCluster(r)),
+          k -> new ArrayList<>()).add(r);
     }
     List<Rejection> rejections = new ArrayList<>();
-    for (Map.Entry<TargetId, List<Record>> e : byTarget.entrySet()) {
+    for (Map.Entry<InventoryKey, List<Record>> e : byTarget.entrySet()) {
       TargetInventory inventory = inventories.computeIfAbsent(e.getKey(),
-          k -> new TargetInventory(k, maxPartBytes, maxRecordBytes));
+          k -> new TargetInventory(k.id(), k.cluster(), maxPartBytes, maxRecordBytes));
       inventory.apply(e.getValue());
       if (!writeNow(inventory)) {
         throw SinkException.retryable(inventory.health().lastError(), null);
@@ -166,14 +187,54 @@ final class InventoryObjectSink implements Sink {
     }
   }
 
-  /** The write health of a target's inventory objects, when it has any. */
+  /** The record's cluster when it is not the operator's own, else {@code null}. */
+  private String otherCluster(Record r) {
+    return localCluster == null || r.cluster() == null || localCluster.equals(r.cluster())
+        ? null : r.cluster();
+  }
+
+  /** The write health of a target's inventory objects (of all its clusters), when it has any. */
   Optional<InventoryHealth> health(TargetId id) {
-    return Optional.ofNullable(inventories.get(id)).map(TargetInventory::health);
+    List<InventoryHealth> each = inventories.values().stream().filter(i -> i.id.equals(id))
+        .map(TargetInventory::health).toList();
+    if (each.size() <= 1) {
+      return each.stream().findFirst();
+    }
+    int records = 0;
+    int pending = 0;
+    int failures = 0;
+    java.time.Instant failingSince = null;
+    String lastError = null;
+    java.time.Instant lastWritten = null;
+    List<InventoryHealth.RejectedRecord> rejected = new ArrayList<>();
+    boolean unwritten = false;
+    for (InventoryHealth h : each) {
+      records += h.records();
+      pending += h.pending();
+      if (h.consecutiveFailures() > failures) {
+        failures = h.consecutiveFailures();
+        lastError = h.lastError();
+      }
+      if (h.failingSince() != null && (failingSince == null
+          || h.failingSince().isBefore(failingSince))) {
+        failingSince = h.failingSince();
+      }
+      // Written when every cluster's part is: the oldest of their last writes.
+      unwritten |= h.lastWritten() == null;
+      if (h.lastWritten() != null && (lastWritten == null
+          || h.lastWritten().isBefore(lastWritten))) {
+        lastWritten = h.lastWritten();
+      }
+      rejected.addAll(h.rejected());
+    }
+    return Optional.of(new InventoryHealth(records, pending, failures, failingSince, lastError,
+        unwritten ? null : lastWritten, rejected));
   }
 
   /** One attempt; false when it failed (the failure is recorded on the inventory). */
   private boolean writeOnce(TargetInventory inventory) {
     TargetId id = inventory.id;
+    String prefix = inventory.cluster == null ? id.name() : id.name() + "-" + inventory.cluster;
     Optional<KollectTarget> owner = targets.apply(id);
     if (owner.isEmpty() || owner.get().getSpec() == null
         || !Boolean.TRUE.equals(owner.get().getSpec().writeInventory())) {
@@ -183,16 +244,21 @@ final class InventoryObjectSink implements Sink {
     }
     try {
       if (!inventory.loaded()) {
-        inventory.load(list(id).stream().map(KollectInventory::getSpec)
-            .filter(s -> s != null).toList());
+        inventory.load(list(id).stream()
+            .filter(i -> java.util.Objects.equals(inventory.cluster == null ? null
+                : targetLabel(inventory.cluster), clusterOf(i)))
+            .map(KollectInventory::getSpec).filter(s -> s != null).toList());
       }
       OwnerReference ref = ownerReference(owner.get());
       // Each round either succeeds, leaves one record out or halves the part size: bounded.
       while (true) {
         TargetInventory.Snapshot snapshot = inventory.snapshot();
-        List<KollectInventorySpec> parts =
-            TargetInventory.split(id.name(), snapshot.records(), snapshot.partLimit());
-        Optional<PartTooLarge> refused = writeParts(id, ref, parts, inventory.written());
+        // Another cluster's records that are all gone (it left the target) leave no empty part.
+        List<KollectInventorySpec> parts = inventory.cluster != null && snapshot.records().isEmpty()
+            ? List.of()
+            : TargetInventory.split(id.name(), snapshot.records(), snapshot.partLimit());
+        Optional<PartTooLarge> refused = writeParts(id, inventory.cluster, prefix, ref, parts,
+            inventory.written());
         if (refused.isEmpty()) {
           inventory.succeeded(snapshot, parts, clock.instant());
           return true;
@@ -234,17 +300,22 @@ final class InventoryObjectSink implements Sink {
   }
 
   /** Writes the changed parts and deletes the surplus; the refused part when one is too large. */
-  private Optional<PartTooLarge> writeParts(TargetId id, OwnerReference ref,
-      List<KollectInventorySpec> parts, List<KollectInventorySpec> before) {
+  private Optional<PartTooLarge> writeParts(TargetId id, String cluster, String prefix,
+      OwnerReference ref, List<KollectInventorySpec> parts, List<KollectInventorySpec> before) {
     for (KollectInventorySpec part : parts) {
       if (part.part() < before.size() && before.get(part.part()).equals(part)) {
         continue;
       }
       KollectInventory inv = new KollectInventory();
-      inv.getMetadata().setName(partName(id.name(), part.part()));
+      inv.getMetadata().setName(partName(prefix, part.part()));
       inv.getMetadata().setNamespace(id.namespace());
-      inv.getMetadata().setLabels(Map.of(TARGET_LABEL, targetLabel(id.name()),
-          "app.kubernetes.io/managed-by", "kollect"));
+      Map<String, String> labels = new LinkedHashMap<>();
+      labels.put(TARGET_LABEL, targetLabel(id.name()));
+      labels.put("app.kubernetes.io/managed-by", "kollect");
+      if (cluster != null) {
+        labels.put(CLUSTER_LABEL, targetLabel(cluster));
+      }
+      inv.getMetadata().setLabels(labels);
       inv.getMetadata().setOwnerReferences(List.of(ref));
       inv.setSpec(part);
       try {
@@ -261,7 +332,7 @@ final class InventoryObjectSink implements Sink {
     // The parts there are known (read on the first write, written since): no list per write.
     for (KollectInventorySpec stale : before) {
       if (stale.part() >= parts.size()) {
-        inventories().inNamespace(id.namespace()).withName(partName(id.name(), stale.part()))
+        inventories().inNamespace(id.namespace()).withName(partName(prefix, stale.part()))
             .delete();
       }
     }
@@ -322,6 +393,12 @@ final class InventoryObjectSink implements Sink {
     return target + "-" + part;
   }
 
+  /** The cluster label of a part, {@code null} for the operator's own cluster's. */
+  private static String clusterOf(KollectInventory inv) {
+    Map<String, String> labels = inv.getMetadata().getLabels();
+    return labels == null ? null : labels.get(CLUSTER_LABEL);
+  }
+
   private List<KollectInventory> list(TargetId id) {
     return inventories().inNamespace(id.namespace()).withLabel(TARGET_LABEL, targetLabel(id.name()))
         .list().getItems();
@@ -344,8 +421,15 @@ final class InventoryObjectSink implements Sink {
    * re-create an object after the delete.
    */
   void deleteTarget(TargetId id) {
-    TargetInventory inventory = inventories.remove(id);
-    if (inventory != null) {
+    List<TargetInventory> removed = new ArrayList<>();
+    inventories.entrySet().removeIf(e -> {
+      if (e.getKey().id().equals(id)) {
+        removed.add(e.getValue());
+        return true;
+      }
+      return false;
+    });
+    for (TargetInventory inventory : removed) {
       inventory.retire();
       inventory.writeLock.lock();
     }
@@ -353,7 +437,7 @@ final class InventoryObjectSink implements Sink {
       inventories().inNamespace(id.namespace()).withLabel(TARGET_LABEL, targetLabel(id.name()))
           .delete();
     } finally {
-      if (inventory != null) {
+      for (TargetInventory inventory : removed) {
         inventory.writeLock.unlock();
       }
     }

@@ -85,10 +85,12 @@ final class KindWatch<T extends HasMetadata> implements AutoCloseable {
       public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
         Long before = oldObj.getMetadata().getGeneration();
         Long after = newObj.getMetadata().getGeneration();
-        // Status writes bump resourceVersion, not generation: nothing to reconcile for those
-        // (a forced reconcile is an annotation, which bumps neither).
+        // Status writes bump resourceVersion, not generation: nothing to reconcile for those (a
+        // forced reconcile is an annotation, which bumps neither). Labels do not bump it either,
+        // yet selectors pick by them (KollectCluster).
         if (before != null && before.equals(after)
             && Objects.equals(oldObj.getMetadata().getUid(), newObj.getMetadata().getUid())
+            && Objects.equals(oldObj.getMetadata().getLabels(), newObj.getMetadata().getLabels())
             && !ReconcileRequests.changed(oldObj, newObj)) {
           guard(newObj, () -> handler.statusChanged(oldObj, newObj));
           return;

@@ -68,6 +68,9 @@ public final class KollectOperator implements AutoCloseable {
   private CustomResourceFeed feed;
   private final Leadership leadership;
   private final ProfileLifecycle profileLifecycle;
+  /** Remote clusters (issue "Remote clusters"): their clients' shared stack and their feed. */
+  private final RemoteClients remoteClients;
+  private final ClusterFeed clusterFeed;
 
   /**
    * What the operator's flags set on the engine beyond the basics: the watch liveness window
@@ -115,8 +118,14 @@ public final class KollectOperator implements AutoCloseable {
     // The feed and the sweep are built below; these callbacks only run once they exist.
     this.inventoryObjects = new InventoryObjectSink(client, id -> this.feed.target(id),
         InventoryObjectSink.DEFAULT_MAX_PART_BYTES, InventoryObjectSink.DEFAULT_MAX_RECORD_BYTES,
-        this::onInventoryWritten, clock);
+        this::onInventoryWritten, clock, config.clusterName());
     this.digestKey = config.digestKey().resolve(client, config.operatorNamespace());
+    this.remoteClients = new RemoteClients(KubeClients.DEFAULT_QPS, KubeClients.DEFAULT_BURST);
+    ClusterCatalog clusterCatalog = new ClusterCatalog(config.clusterName(),
+        config.trustedNamespaces(), config.clusters().secretNamespaces(),
+        config.clusters().files());
+    KollectClusterConnections clusterConnections = new KollectClusterConnections(client,
+        clusterCatalog, config.clusters().secretPolicy(), remoteClients);
     this.engine = engineSettings(KollectEngine.builder(client)
         .cluster(config.clusterName())
         .workers(config.workers())
@@ -126,7 +135,8 @@ public final class KollectOperator implements AutoCloseable {
         .informerMetrics(metrics)
         .inventorySink(inventoryObjects)
         .exportEnabled(!config.leaderElection().enabled())
-        .namespaceFilter(config.namespaceFilter()), config, metrics, digestKey)
+        .namespaceFilter(config.namespaceFilter())
+        .clusterConnections(clusterConnections), config, metrics, digestKey)
         .build();
     CoalescedWrites<TargetId> coalesced = new CoalescedWrites<>(config.statusWriteInterval(),
         (task, delay) -> writer.schedule(task, delay, TimeUnit.NANOSECONDS), System::nanoTime);
@@ -160,6 +170,10 @@ public final class KollectOperator implements AutoCloseable {
         .engine(engine).clock(clock).writes(!config.leaderElection().enabled()).build(), engine,
         clock);
     feed.profileInput(profileLifecycle);
+    this.clusterFeed = new ClusterFeed(client, engine, clusterCatalog, clusterConnections,
+        remoteClients, statusWriter, problems, metrics, this::isLeader, feed::retarget,
+        config.namespaceFilter(), config.resyncPeriod().toMillis(), clock);
+    feed.resolveClustersWith(clusterFeed::clustersOf);
     this.http = new OperatorHttp(Records.mapper(), this::notReadyReasons, metrics::scrape,
         engine::inventory, config.inventoryAuth());
     http.experiments(profileLifecycle::view);
@@ -185,6 +199,7 @@ public final class KollectOperator implements AutoCloseable {
       public void catchUp() {
         sweep.sweep();
         feed.reportAll();
+        clusterFeed.reportAll();
         targetStatuses.requestAll();
       }
 
@@ -213,6 +228,7 @@ public final class KollectOperator implements AutoCloseable {
         STDOUT_OPTIONS));
     engine.start();
     leadership.start();
+    clusterFeed.start();
     feed.start();
     leadership.listed();
     sinkRecheck.scheduleWithFixedDelay(() -> {
@@ -245,7 +261,7 @@ public final class KollectOperator implements AutoCloseable {
   /** Why this instance is not ready, one short line each; empty when it is. */
   List<String> notReadyReasons() {
     List<String> reasons = new ArrayList<>();
-    if (!feed.listed()) {
+    if (!feed.listed() || !clusterFeed.listed()) {
       reasons.add("Kollect resources not listed yet");
     } else if (!engine.isReady()) {
       reasons.add("informers not synced");
@@ -324,8 +340,10 @@ public final class KollectOperator implements AutoCloseable {
   public void close() {
     feed.close();
     profileLifecycle.close();
+    clusterFeed.close();
     sinkRecheck.shutdownNow();
     engine.close();
+    remoteClients.close();
     leadership.close();
     writer.shutdown();
     try {

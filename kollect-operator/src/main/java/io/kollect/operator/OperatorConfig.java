@@ -43,6 +43,8 @@ import java.util.function.Predicate;
  * @param guards the circuit breaker and the cardinality warning ({@code
  *     --circuit-breaker-failures}, {@code --circuit-breaker-max-cooldown}, {@code
  *     --warn-objects-per-target})
+ * @param clusters other clusters: {@code --cluster}, {@code --cluster-secret-namespaces} and the
+ *     kubeconfig policy flags
  */
 public record OperatorConfig(
     String clusterName,
@@ -64,7 +66,8 @@ public record OperatorConfig(
     DigestKeySource digestKey,
     int listPageSize,
     int clusterWideThreshold,
-    GuardSettings guards) {
+    GuardSettings guards,
+    ClusterSettings clusters) {
 
   /** Informers list in pages of 500 objects (as client-go's pager). */
   public static final int DEFAULT_LIST_PAGE_SIZE = 500;
@@ -85,10 +88,11 @@ public record OperatorConfig(
         includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
         stdoutRecords, DEFAULT_STATUS_WRITE_INTERVAL, DEFAULT_WATCH_LIVENESS,
         DEFAULT_SERVICE_ACCOUNT, Set.of(), DigestKeySource.none(), DEFAULT_LIST_PAGE_SIZE,
-        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD, GuardSettings.defaults());
+        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD, GuardSettings.defaults(),
+        ClusterSettings.defaults());
   }
 
-  /** The settings before issue 16, with the default guards. */
+  /** The settings of issue 13: the default guards, no other clusters. */
   public OperatorConfig(String clusterName, int workers, Duration resyncPeriod,
       BindAddress metricsAddress, BindAddress probeAddress, LeaderElectionSettings leaderElection,
       Set<String> includeNamespaces, Set<String> excludeNamespaces, InventoryAuth inventoryAuth,
@@ -100,7 +104,7 @@ public record OperatorConfig(
         includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
         stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
         clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold,
-        GuardSettings.defaults());
+        GuardSettings.defaults(), ClusterSettings.defaults());
   }
 
   /** The settings of issue 12, with the default list page size. */
@@ -114,7 +118,8 @@ public record OperatorConfig(
         includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
         stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
         clusterWideNamespaces, digestKey, DEFAULT_LIST_PAGE_SIZE,
-        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD, GuardSettings.defaults());
+        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD, GuardSettings.defaults(),
+        ClusterSettings.defaults());
   }
 
   public OperatorConfig {
@@ -148,6 +153,11 @@ public record OperatorConfig(
           + "positive, got " + clusterWideThreshold);
     }
     Objects.requireNonNull(guards, "guards");
+    clusters = clusters == null ? ClusterSettings.defaults() : clusters;
+    if (clusters.files().containsKey(clusterName)) {
+      throw new IllegalArgumentException("--cluster: '" + clusterName + "' is the operator's own "
+          + "cluster (--cluster-name); choose another name");
+    }
   }
 
   private static final java.util.regex.Pattern DNS_LABEL =
@@ -166,7 +176,8 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, interval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
+        clusters);
   }
 
   /** This configuration with another watch liveness window. */
@@ -174,7 +185,8 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, window, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
+        clusters);
   }
 
   /** This configuration with the tenancy settings of issue 12 item 5. */
@@ -182,7 +194,8 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, serviceAccount,
-        trustedNamespaces, digestKey, listPageSize, clusterWideThreshold, guards);
+        trustedNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
+        clusters);
   }
 
   /** This configuration with a digest key source. */
@@ -190,7 +203,8 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness,
-        defaultServiceAccount, clusterWideNamespaces, source, listPageSize, clusterWideThreshold, guards);
+        defaultServiceAccount, clusterWideNamespaces, source, listPageSize, clusterWideThreshold,
+        guards, clusters);
   }
 
   /** This configuration listing in pages of {@code size} objects ({@code --list-page-size}). */
@@ -198,7 +212,8 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, size, clusterWideThreshold, guards);
+        clusterWideNamespaces, digestKey, size, clusterWideThreshold, guards,
+        clusters);
   }
 
   /** This configuration with another {@code --informer-cluster-wide-threshold}. */
@@ -206,7 +221,8 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, namespaces, guards);
+        clusterWideNamespaces, digestKey, listPageSize, namespaces, guards,
+        clusters);
   }
 
   /** This configuration printing records to {@code out} ({@code --stdout}), or not. */
@@ -214,7 +230,8 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, out, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
+        clusters);
   }
 
   /** This configuration keeping checkpoints in files under {@code dir} ({@code --checkpoint-dir}). */
@@ -222,7 +239,8 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, dir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
+        clusters);
   }
 
   /** This configuration with other guard settings (issue "Safe change"). */
@@ -230,7 +248,15 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, settings);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, settings, clusters);
+  }
+
+  /** This configuration with other clusters' settings ({@code --cluster} and friends). */
+  public OperatorConfig withClusters(ClusterSettings settings) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards, settings);
   }
 
   /**

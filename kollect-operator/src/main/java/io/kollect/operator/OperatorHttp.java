@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
 final class OperatorHttp implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(OperatorHttp.class);
-  private static final Set<String> QUERY_KEYS = Set.of("target", "group", "kind", "namespace", "name");
+  private static final Set<String> QUERY_KEYS = Set.of("target", "group", "kind", "namespace", "name",
+      "cluster");
 
   private final ObjectMapper mapper;
   private final Supplier<List<String>> unready;
@@ -126,7 +127,7 @@ final class OperatorHttp implements AutoCloseable {
       return;
     }
     InventoryQuery q = new InventoryQuery(params.get("target"), params.get("group"),
-        params.get("kind"), params.get("namespace"), params.get("name"));
+        params.get("kind"), params.get("namespace"), params.get("name"), params.get("cluster"));
     List<Record> records = inventory.get().query(q);
     send(ex, 200, "application/json", mapper.writeValueAsString(records));
   }
@@ -190,7 +191,7 @@ final class OperatorHttp implements AutoCloseable {
       String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
       if (!QUERY_KEYS.contains(key)) {
         throw new IllegalArgumentException(
-            "unknown query parameter '" + key + "': use target, group, kind, namespace, name");
+            "unknown query parameter '" + key + "': use target, group, kind, namespace, name, cluster");
       }
       if (out.put(key, value) != null) {
         throw new IllegalArgumentException("query parameter '" + key + "' given twice");

@@ -253,6 +253,34 @@ final class OperatorMetrics implements ExportMetrics, InformerMetrics {
         && (k.contains("target," + target + ",") || k.endsWith("target," + target)));
   }
 
+  /**
+   * Meters of a cluster the engine reads: {@code kollect_cluster_watches{cluster}} (watches open
+   * on it) and {@code kollect_cluster_ready{cluster}} (1 connected, 0 not), read from its health
+   * at each scrape.
+   */
+  void cluster(String cluster,
+      java.util.function.Supplier<java.util.Optional<io.kollect.core.ClusterHealth>> health) {
+    Gauge.builder("kollect_cluster_watches", health,
+            h -> h.get().map(x -> (double) x.openWatches()).orElse(0.0))
+        .description("Watches open on a cluster").tags("cluster", cluster).strongReference(true)
+        .register(registry);
+    Gauge.builder("kollect_cluster_ready", health,
+            h -> h.get().map(x -> x.ready() ? 1.0 : 0.0).orElse(0.0))
+        .description("1 when the connection to a cluster is healthy").tags("cluster", cluster)
+        .strongReference(true)
+        .register(registry);
+  }
+
+  /** Drops the meters of a cluster no target reads any more. */
+  void clusterRemoved(String cluster) {
+    for (var meter : registry.getMeters()) {
+      if (meter.getId().getName().startsWith("kollect_cluster_")
+          && cluster.equals(meter.getId().getTag("cluster"))) {
+        registry.remove(meter);
+      }
+    }
+  }
+
   /** Records the leadership state of this instance (1 leader, 0 not). */
   public void leader(boolean isLeader) {
     gauge("kollect_leader", "1 when this instance is the leader").set(isLeader ? 1 : 0);

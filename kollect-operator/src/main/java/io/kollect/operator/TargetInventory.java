@@ -38,6 +38,8 @@ final class TargetInventory {
   record Snapshot(long upTo, List<Sized> records, int partLimit) {}
 
   final TargetId id;
+  /** The cluster of its records, or {@code null} for the operator's own (issue "Remote clusters"). */
+  final String cluster;
   /** Serialises the API writes of this target. */
   final ReentrantLock writeLock = new ReentrantLock();
   private final int maxRecordBytes;
@@ -58,7 +60,13 @@ final class TargetInventory {
   private boolean retired;
 
   TargetInventory(TargetId id, int maxPartBytes, int maxRecordBytes) {
+    this(id, null, maxPartBytes, maxRecordBytes);
+  }
+
+  /** The inventory of a target's records from one cluster ({@code null}: the operator's own). */
+  TargetInventory(TargetId id, String cluster, int maxPartBytes, int maxRecordBytes) {
     this.id = id;
+    this.cluster = cluster;
     this.partLimit = maxPartBytes;
     this.maxRecordBytes = maxRecordBytes;
   }

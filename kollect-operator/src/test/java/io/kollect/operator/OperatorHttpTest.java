@@ -135,6 +135,18 @@ class OperatorHttpTest {
   }
 
   @Test
+  void inventoryFiltersByClusterAmongTheRecordsOfSeveralClusters() throws Exception {
+    start(InventoryAuth.none());
+    inventory.write(List.of(new Record(Op.UPSERT, "east", "a/fleet", "p",
+        new GroupVersionKind("apps", "v1", "Deployment"), "a", "web", "uid-east", "1",
+        Instant.parse("2024-05-01T10:00:00Z"), "h-east", Map.of(), Map.of(), Map.of())));
+    assertThat(names("/inventory?cluster=east")).containsExactly("Deployment/web");
+    assertThat(names("/inventory?cluster=c&kind=Deployment"))
+        .containsExactly("Deployment/web", "Deployment/db");
+    assertThat(names("/inventory?cluster=west")).isEmpty();
+  }
+
+  @Test
   void onlyGetAndHeadAreAllowed() throws Exception {
     start(InventoryAuth.none());
     HttpResponse<String> r = client.send(HttpRequest.newBuilder(

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 public final class TestCluster implements AutoCloseable {
 
   public static final List<String> CRDS = List.of("kollectprofiles.kollect.io",
-      "kollecttargets.kollect.io", "kollectsinks.kollect.io", "kollectinventories.kollect.io");
+      "kollecttargets.kollect.io", "kollectsinks.kollect.io", "kollectinventories.kollect.io",
+      "kollectclusters.kollect.io");
 
   private final TestApiServer server;
 

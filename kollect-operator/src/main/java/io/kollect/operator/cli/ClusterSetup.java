@@ -28,7 +28,7 @@ final class ClusterSetup {
   /** The generated CRDs, as the crd-generator names them on the classpath. */
   static final List<String> CRDS = List.of(
       "kollectprofiles.kollect.io", "kollecttargets.kollect.io", "kollectsinks.kollect.io",
-      "kollectinventories.kollect.io");
+      "kollectinventories.kollect.io", "kollectclusters.kollect.io");
 
   private final KubernetesClient client;
 
@@ -36,7 +36,7 @@ final class ClusterSetup {
     this.client = client;
   }
 
-  /** Creates (or updates) the four Kollect CRDs and waits until they are served. */
+  /** Creates (or updates) the Kollect CRDs and waits until they are served. */
   void installKollectCrds() {
     for (String name : CRDS) {
       String resource = "/META-INF/fabric8/" + name + "-v1.yml";
@@ -100,18 +100,51 @@ final class ClusterSetup {
    * @return the sample names applied
    */
   List<String> applySamples(Consumer<String> onSample) {
-    URL root = ClusterSetup.class.getResource("/kollect/samples");
-    if (root == null) {
-      return List.of();
+    return onClasspath("/kollect/samples", root -> applySamples(root, onSample), List.of());
+  }
+
+  /**
+   * Applies the YAML files of a classpath directory, then those of its {@code input}
+   * subdirectory, each in name order (the demo's second cluster).
+   *
+   * @return the objects applied
+   */
+  List<HasMetadata> applyDirectory(String classpathDir) {
+    return onClasspath(classpathDir, dir -> {
+      List<HasMetadata> applied = new ArrayList<>();
+      for (Path file : yamlFiles(dir)) {
+        applied.addAll(applyFile(file));
+      }
+      for (Path file : yamlFiles(dir.resolve("input"))) {
+        applied.addAll(applyFile(file));
+      }
+      return applied;
+    }, List.of());
+  }
+
+  /** Applies one YAML file of the classpath. */
+  List<HasMetadata> applyResource(String classpathFile) {
+    return onClasspath(classpathFile, this::applyFile, List.of());
+  }
+
+  private interface PathFunction<T> {
+    T apply(Path path) throws IOException;
+  }
+
+  /** Runs {@code f} on a classpath path, in the jar or in a build's directory. */
+  private static <T> T onClasspath(String resource, PathFunction<T> f, T absent) {
+    URL url = ClusterSetup.class.getResource(resource);
+    if (url == null) {
+      return absent;
     }
     try {
-      URI uri = root.toURI();
+      URI uri = url.toURI();
       if ("jar".equals(uri.getScheme())) {
         try (FileSystem fs = FileSystems.newFileSystem(uri, Map.of())) {
-          return applySamples(fs.getPath("/kollect/samples"), onSample);
+          return f.apply(fs.getPath(resource));
         }
       }
-      return applySamples(Path.of(uri), onSample);
+      return f.apply(Path.of(uri));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (URISyntaxException e) {

@@ -13,6 +13,7 @@ import io.kollect.operator.KollectOperator;
 import io.kollect.operator.LeaderElectionSettings;
 import io.kollect.operator.LogSetup;
 import io.kollect.operator.OperatorConfig;
+import io.kollect.operator.crd.KollectCluster;
 import io.kollect.operator.crd.KollectTarget;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -36,17 +37,19 @@ import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code kollect demo}: the whole product on a laptop with no cluster. Starts a real local API
- * server, installs the CRDs and the sample catalog, runs the operator's engine and serves the
- * inventory, until Ctrl-C or {@code --duration}.
+ * server, installs the CRDs and the sample catalog, starts a second API server ({@link
+ * EdgeCluster}) that the operator reads as a KollectCluster (the fleet view), runs the operator's
+ * engine and serves the inventory, until Ctrl-C or {@code --duration}.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Start a local Kubernetes API server with the Kollect CRDs and sample catalog, run the "
-          + "operator against it and show the inventory. Edit objects with the kubeconfig it "
-          + "writes and watch the records change.",
+      "Start a local Kubernetes API server with the Kollect CRDs and sample catalog and a "
+          + "second one (cluster edge, registered as a KollectCluster), run the operator against "
+          + "them and show the inventory of both. Edit objects with the kubeconfigs it writes "
+          + "and watch the records change.",
       "Records are printed to standard output as JSON lines; everything else goes to standard error."
     })
 final class DemoCommand implements Callable<Integer> {
@@ -77,6 +80,7 @@ final class DemoCommand implements Callable<Integer> {
     LogSetup.configure(Level.toLevel(logLevel, Level.WARN), LogSetup.Format.text, err);
     Files.createDirectories(dir);
     Path kubeconfigFile = dir.resolve("kubeconfig").toAbsolutePath();
+    Path edgeKubeconfigFile = dir.resolve("kubeconfig-" + EdgeCluster.NAME).toAbsolutePath();
     Path tokenFile = dir.resolve("inventory-token").toAbsolutePath();
     byte[] secret = new byte[24];
     new SecureRandom().nextBytes(secret);
@@ -93,6 +97,7 @@ final class DemoCommand implements Callable<Integer> {
     StopSignal stop = new StopSignal("kollect-demo-shutdown");
     apiServer.start();
     KollectOperator operator = null;
+    EdgeCluster edge = null;
     try {
       String kubeconfig = apiServer.getKubeConfigYaml();
       Files.writeString(kubeconfigFile, kubeconfig);
@@ -105,10 +110,15 @@ final class DemoCommand implements Callable<Integer> {
         if (samples.isEmpty()) {
           err.println("kollect demo: no samples are bundled in this build; apply your own with the kubeconfig below");
         }
+        err.println("kollect demo: starting a second API server, cluster " + EdgeCluster.NAME
+            + ", and registering it as a KollectCluster ...");
+        edge = EdgeCluster.start(dir, binaries.isPresent());
+        Files.writeString(edgeKubeconfigFile, edge.adminKubeconfig());
+        edge.register(setup);
         OperatorConfig config = new OperatorConfig("demo", 2, Duration.ofHours(10),
             inventoryAddress, BindAddress.off(), LeaderElectionSettings.disabled(), Set.of(),
             Set.of(), InventoryAuth.tokenFile(tokenFile), Optional.empty(), "default", Optional.of(out))
-            // One demo cluster, a handful of targets: statuses follow changes within a second.
+            // Two demo clusters, a handful of targets: statuses follow changes within a second.
             .withStatusWriteInterval(Duration.ofSeconds(1));
         operator = new KollectOperator(client, config);
         try {
@@ -121,10 +131,18 @@ final class DemoCommand implements Callable<Integer> {
         while (!operator.isReady() && System.nanoTime() < deadline) {
           Thread.sleep(200);
         }
+        // The edge cluster's watches open once the operator has read its KollectCluster.
+        while (!connected(operator, EdgeCluster.NAME) && System.nanoTime() < deadline) {
+          Thread.sleep(200);
+        }
         operator.engine().awaitIdle(Duration.ofSeconds(20));
+        // The first table is worth reading once every target has a status (written each second).
+        while (!everyTargetReported(client) && System.nanoTime() < deadline) {
+          Thread.sleep(200);
+        }
         InetSocketAddress http = operator.metricsAddress().orElseThrow();
-        printHowTo(err, kubeconfigFile, tokenFile, http);
-        String table = summary(client);
+        printHowTo(err, kubeconfigFile, edgeKubeconfigFile, tokenFile, http);
+        String table = summary(client, config.clusterName());
         err.print(table);
         long end = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
         while (System.nanoTime() < end) {
@@ -132,7 +150,7 @@ final class DemoCommand implements Callable<Integer> {
           if (stop.await(Duration.ofNanos(wait))) {
             break;
           }
-          String now = summary(client);
+          String now = summary(client, config.clusterName());
           if (!now.equals(table)) {
             table = now;
             err.print(table);
@@ -145,6 +163,9 @@ final class DemoCommand implements Callable<Integer> {
     } finally {
       if (operator != null) {
         operator.close();
+      }
+      if (edge != null) {
+        edge.close();
       }
       apiServer.stop();
       stop.close();
@@ -166,8 +187,19 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private static void printHowTo(PrintStream err, Path kubeconfig, Path tokenFile,
-      InetSocketAddress http) {
+  private static boolean everyTargetReported(KubernetesClient client) {
+    return client.resources(KollectTarget.class).inAnyNamespace().list().getItems().stream()
+        .allMatch(t -> t.getStatus() != null && t.getStatus().conditions() != null
+            && !readyOf(t.getStatus().conditions()).equals("-"));
+  }
+
+  private static boolean connected(KollectOperator operator, String cluster) {
+    return operator.engine().clusterHealth(cluster)
+        .map(h -> h.state() == io.kollect.core.ClusterHealth.State.CONNECTED).orElse(false);
+  }
+
+  private static void printHowTo(PrintStream err, Path kubeconfig, Path edgeKubeconfig,
+      Path tokenFile, InetSocketAddress http) {
     String kubectl = localBinaries().map(p -> p.resolveSibling("kubectl").toString()).orElse("kubectl");
     String base = "http://" + http.getHostString() + ":" + http.getPort();
     err.println();
@@ -180,28 +212,46 @@ final class DemoCommand implements Callable<Integer> {
     err.println("    " + kubectl + " -n kollect-demo delete deployment inventory-worker");
     err.println("    " + kubectl + " get kollecttargets,kollectinventories -A");
     err.println();
+    err.println("  The fleet: cluster " + EdgeCluster.NAME + " is a second API server, read by the "
+        + "target kollect-demo/fleet-deployments:");
+    err.println("    " + kubectl + " -n kollect-demo get kollectclusters");
+    err.println("    " + kubectl + " --kubeconfig " + edgeKubeconfig
+        + " -n kollect-demo scale deployment edge-gateway --replicas=6");
+    err.println();
     err.println("  Read the inventory (token in " + tokenFile + "):");
     err.println("    curl -H \"Authorization: Bearer $(cat " + tokenFile + ")\" '" + base
         + "/inventory?kind=Deployment'");
+    err.println("    curl -H \"Authorization: Bearer $(cat " + tokenFile + ")\" '" + base
+        + "/inventory?cluster=" + EdgeCluster.NAME + "'");
     err.println("    curl " + base + "/metrics | grep kollect_");
     err.println();
     err.println("  Stop with Ctrl-C.");
     err.println();
   }
 
-  /** A table of every target: profile, readiness, object counts per type, last export. */
-  static String summary(KubernetesClient client) {
+  /**
+   * A table of every target (cluster, profile, readiness, object counts per type, last export),
+   * then one of every KollectCluster (cluster name, readiness, reason, server version).
+   */
+  static String summary(KubernetesClient client, String localCluster) {
     List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"TARGET", "PROFILE", "READY", "OBJECTS", "LAST EXPORT"});
+    rows.add(new String[] {"TARGET", "CLUSTER", "PROFILE", "READY", "OBJECTS", "LAST EXPORT"});
     for (KollectTarget t : client.resources(KollectTarget.class).inAnyNamespace().list().getItems()) {
       var status = t.getStatus();
+      // A target naming clusters shows them once its status lists them.
+      String clusters = t.getSpec() != null
+          && (t.getSpec().clusterRef() != null || t.getSpec().clusterSelector() != null)
+          ? "-" : localCluster;
       String ready = "-";
       String objects = "-";
       String last = "-";
       if (status != null) {
         if (status.conditions() != null) {
-          ready = status.conditions().stream().filter(c -> "Ready".equals(c.getType()))
-              .map(Condition::getStatus).findFirst().orElse("-");
+          ready = readyOf(status.conditions());
+        }
+        if (status.clusters() != null && !status.clusters().isEmpty()) {
+          clusters = status.clusters().stream().map(c -> c.name()).sorted()
+              .reduce((a, b) -> a + "," + b).orElse("-");
         }
         if (status.objectCounts() != null && !status.objectCounts().isEmpty()) {
           List<String> parts = new ArrayList<>();
@@ -215,9 +265,36 @@ final class DemoCommand implements Callable<Integer> {
         }
       }
       rows.add(new String[] {t.getMetadata().getNamespace() + "/" + t.getMetadata().getName(),
-          t.getSpec() == null ? "-" : t.getSpec().profileRef(), ready, objects, last});
+          clusters, t.getSpec() == null ? "-" : t.getSpec().profileRef(), ready, objects, last});
     }
-    int[] widths = new int[5];
+    StringBuilder sb = new StringBuilder(table(rows));
+    List<String[]> clusters = new ArrayList<>();
+    clusters.add(new String[] {"KOLLECTCLUSTER", "CLUSTER", "READY", "REASON", "VERSION"});
+    for (KollectCluster c : client.resources(KollectCluster.class).inAnyNamespace().list()
+        .getItems()) {
+      var status = c.getStatus();
+      String reason = status == null || status.conditions() == null ? "-"
+          : status.conditions().stream().filter(x -> "Ready".equals(x.getType()))
+              .map(Condition::getReason).findFirst().orElse("-");
+      clusters.add(new String[] {c.getMetadata().getNamespace() + "/" + c.getMetadata().getName(),
+          status == null || status.clusterName() == null ? c.getMetadata().getName()
+              : status.clusterName(),
+          status == null || status.conditions() == null ? "-" : readyOf(status.conditions()),
+          reason, status == null || status.serverVersion() == null ? "-" : status.serverVersion()});
+    }
+    if (clusters.size() > 1) {
+      sb.append(table(clusters));
+    }
+    return sb.toString();
+  }
+
+  private static String readyOf(List<Condition> conditions) {
+    return conditions.stream().filter(c -> "Ready".equals(c.getType()))
+        .map(Condition::getStatus).findFirst().orElse("-");
+  }
+
+  private static String table(List<String[]> rows) {
+    int[] widths = new int[rows.get(0).length];
     for (String[] row : rows) {
       for (int i = 0; i < row.length; i++) {
         widths[i] = Math.max(widths[i], row[i].length());

@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kollect.operator.BindAddress;
+import io.kollect.operator.ClusterSettings;
 import io.kollect.operator.DigestKeySource;
 import io.kollect.operator.InventoryAuth;
 import io.kollect.operator.KollectOperator;
@@ -204,6 +205,28 @@ final class RunCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   int warnObjectsPerTarget;
 
+  @Option(names = "--cluster", paramLabel = "NAME=KUBECONFIG_FILE",
+      description = "Also read the cluster of this kubeconfig file (trusted: exec plugins are "
+          + "allowed); targets in trusted namespaces pick it with clusterRef: {name: NAME}. "
+          + "Repeatable.")
+  List<String> clusters = List.of();
+
+  @Option(names = "--cluster-secret-namespaces", paramLabel = "NS", split = ",",
+      description = "KollectClusters of any namespace may name Secrets of these namespaces "
+          + "(secretRef.namespace), e.g. argocd for Argo CD cluster Secrets (default: none; a "
+          + "KollectCluster reads Secrets of its own namespace).")
+  List<String> clusterSecretNamespaces = List.of();
+
+  @Option(names = "--allow-kubeconfig-exec",
+      description = "Kubeconfigs from Secrets may run programs (exec, auth-provider) and read "
+          + "the operator's files (tokenFile, certificate and key paths). Default: refused.")
+  boolean allowKubeconfigExec;
+
+  @Option(names = "--allow-insecure-kubeconfig-tls",
+      description = "Kubeconfigs from Secrets may turn TLS verification off "
+          + "(insecure-skip-tls-verify). Default: refused.")
+  boolean allowInsecureKubeconfigTls;
+
   @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.GoDuration.class,
       description = "Stop after this long (default: run until interrupted).")
   Duration duration;
@@ -216,6 +239,17 @@ final class RunCommand implements Callable<Integer> {
     }
     LogSetup.configure(level, logFormat == null ? LogSetup.defaultFormat() : logFormat, parent.err());
     InventoryAuth auth = inventoryAuth();
+    ClusterSettings clusterSettings;
+    try {
+      clusterSettings = new ClusterSettings(Set.copyOf(clusterSecretNamespaces),
+          allowKubeconfigExec, allowInsecureKubeconfigTls, ClusterSettings.clusterFiles(clusters));
+      if (clusterSettings.files().containsKey(clusterName)) {
+        throw new IllegalArgumentException("--cluster: '" + clusterName + "' is the operator's "
+            + "own cluster (--cluster-name); choose another name");
+      }
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage());
+    }
     DigestKeySource digestKey = digestKeySource();
     GuardSettings guards;
     try {
@@ -250,7 +284,8 @@ final class RunCommand implements Callable<Integer> {
             stdout ? Optional.of(parent.out()) : Optional.empty(),
             statusWriteInterval, watchLiveness, defaultServiceAccount,
             Set.copyOf(clusterWideNamespaces), digestKey, listPageSize, clusterWideThreshold)
-            .withGuards(guards);
+            .withGuards(guards)
+            .withClusters(clusterSettings);
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       }

@@ -50,9 +50,20 @@ public record KollectTargetSpec(
   /**
    * {@code spec.clusterRef}.
    *
-   * @param name a KollectCluster in the target's namespace
+   * @param name a KollectCluster in the target's namespace (or a cluster the operator was given
+   *     with {@code --cluster NAME=FILE})
+   * @param namespace the KollectCluster's namespace; only the target's own is allowed, any other
+   *     is refused (condition on the target)
    */
-  public record ClusterRef(@Required String name) {}
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record ClusterRef(@Required String name,
+      @JsonPropertyDescription("Only the target's own namespace is allowed; another is refused.")
+          String namespace) {
+
+    public ClusterRef(String name) {
+      this(name, null);
+    }
+  }
 
   /**
    * {@code spec.limits}.

@@ -1,7 +1,8 @@
 /**
  * The Kollect custom resources (group {@code kollect.io}, version {@code v1alpha1}): {@link
  * io.kollect.operator.crd.KollectProfile}, {@link io.kollect.operator.crd.KollectTarget}, {@link
- * io.kollect.operator.crd.KollectSink} and {@link io.kollect.operator.crd.KollectInventory}.
+ * io.kollect.operator.crd.KollectSink}, {@link io.kollect.operator.crd.KollectInventory} and {@link
+ * io.kollect.operator.crd.KollectCluster}.
  *
  * <p>The CRD YAML in {@code deploy/crds/} is generated from these classes by fabric8's
  * crd-generator; never edit it by hand. Spec and status types are Jackson-mapped records.
