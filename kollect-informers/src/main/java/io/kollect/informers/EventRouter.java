@@ -72,21 +72,24 @@ final class EventRouter {
       for (LeaseHandle l : group) {
         boolean now = l.accepts(cached);
         boolean before = previous != null && l.accepts(previous);
-        if ((!now && !before) || !eligible.test(l)
-            || (handover != null && !handover.first(l, key, m.getResourceVersion()))) {
+        if ((!now && !before) || !eligible.test(l)) {
           continue;
         }
+        ResourceEvent out;
         if (now) {
           // an update that brings the object into the selector is its first sight for this lease
-          l.deliver(kind == ResourceEvent.Kind.UPDATED && previous != null && !before
+          out = kind == ResourceEvent.Kind.UPDATED && previous != null && !before
               ? new ResourceEvent(ResourceEvent.Kind.ADDED, type, m.getNamespace(), m.getName(), cached)
-              : event);
+              : event;
         } else {
           if (left == null) {
             left = new ResourceEvent(ResourceEvent.Kind.DELETED, type, m.getNamespace(),
                 m.getName(), cached);
           }
-          l.deliver(left);
+          out = left;
+        }
+        if (handover == null || handover.first(l, key, out)) {
+          l.deliver(out);
         }
       }
     }

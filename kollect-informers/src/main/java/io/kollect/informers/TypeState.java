@@ -428,11 +428,62 @@ final class TypeState {
     if (h == null || h.stopped()) {
       return null;
     }
-    GenericKubernetesResource obj = h.store.get(namespace == null ? name : namespace + "/" + name);
+    String key = namespace == null ? name : namespace + "/" + name;
+    GenericKubernetesResource obj = h.store.get(key);
+    Handover switching = handover;
+    if (switching != null) {
+      // the draining predecessor may have announced a change this cache has not received yet
+      obj = switching.current(l, key, obj);
+    }
     return obj != null && l.accepts(obj) ? obj : null;
   }
 
   List<GenericKubernetesResource> read(LeaseHandle l) {
+    List<GenericKubernetesResource> cached = readCaches(l);
+    Handover switching = handover;
+    return switching == null ? cached : newestTold(l, cached, switching);
+  }
+
+  /**
+   * During a switch, what the caches hold amended by what the lease was told of since: a change
+   * announced by the draining predecessor may not have reached the successor's cache yet, and
+   * the successor's own announcement of it is suppressed as already told.
+   */
+  private List<GenericKubernetesResource> newestTold(LeaseHandle l,
+      List<GenericKubernetesResource> cached, Handover switching) {
+    Set<String> told = switching.toldKeys(l);
+    if (told.isEmpty()) {
+      return cached;
+    }
+    List<GenericKubernetesResource> out = new ArrayList<>(cached.size());
+    Set<String> seen = new java.util.HashSet<>();
+    for (GenericKubernetesResource obj : cached) {
+      String key = Cache.metaNamespaceKeyFunc(obj);
+      seen.add(key);
+      GenericKubernetesResource current = told.contains(key) ? switching.current(l, key, obj) : obj;
+      if (current != null && l.accepts(current)) {
+        out.add(current);
+      }
+    }
+    for (String key : told) {
+      if (seen.contains(key)) {
+        continue;
+      }
+      int slash = key.indexOf('/');
+      InformerHandle h = informers.authority(slash < 0 ? null : key.substring(0, slash),
+          l::coveredBy);
+      if (h == null || !informers.active().containsValue(h)) {
+        continue; // read() never answers from an informer still listing its first time
+      }
+      GenericKubernetesResource current = switching.current(l, key, null);
+      if (current != null && l.accepts(current)) {
+        out.add(current);
+      }
+    }
+    return out;
+  }
+
+  private List<GenericKubernetesResource> readCaches(LeaseHandle l) {
     List<GenericKubernetesResource> out = new ArrayList<>();
     Set<String> namespaces = l.request().namespaces();
     TypeInfo i = info;

@@ -103,4 +103,50 @@ class EventRouterTest {
     assertThat(listener.events).extracting(e -> e.object().getMetadata().getResourceVersion())
         .containsExactly("2", "3");
   }
+
+  @Test
+  void duringASwitchAReadDoesNotGoBehindAChangeThePredecessorAnnouncedBeforeTheSuccessorsCacheHasIt() {
+    RecordingListener listener = new RecordingListener();
+    LeaseHandle l = lease(Set.of("a"), null, listener);
+    router.leases(List.of(l));
+    Handover handover = new Handover();
+    GenericKubernetesResource v1 = cm("a", "x", "1", Map.of());
+    GenericKubernetesResource v2 = cm("a", "x", "2", Map.of());
+    // the draining predecessor delivers version 2; the successor's cache (which answers reads)
+    // still holds version 1, and its own announcement of 2 will be suppressed as already told
+    router.route(Kind.UPDATED, v2, v1, l2 -> true, handover);
+    router.route(Kind.UPDATED, v2, v1, l2 -> true, handover);
+    assertThat(listener.events).hasSize(1);
+    assertThat(handover.current(l, "a/x", v1)).isSameAs(v2);
+    // once the successor's cache moved past what was told, the cache answers
+    GenericKubernetesResource v3 = cm("a", "x", "3", Map.of());
+    assertThat(handover.current(l, "a/x", v3)).isSameAs(v3);
+    assertThat(handover.current(l, "a/x", v2)).isSameAs(v2);
+    // a change the successor's cache has not received at all yet is still read
+    assertThat(handover.current(l, "a/x", null)).isSameAs(v2);
+    // keys nothing was told of read from the cache
+    assertThat(handover.current(l, "a/y", v1)).isSameAs(v1);
+  }
+
+  @Test
+  void duringASwitchAnObjectThePredecessorAnnouncedGoneIsNotReadFromALaggingCache() {
+    RecordingListener listener = new RecordingListener();
+    LeaseHandle l = lease(Set.of("a"), null, listener);
+    router.leases(List.of(l));
+    Handover handover = new Handover();
+    router.route(Kind.DELETED, cm("a", "x", "7", Map.of()), null, l2 -> true, handover);
+    assertThat(handover.current(l, "a/x", cm("a", "x", "6", Map.of()))).isNull();
+    assertThat(handover.toldKeys(l)).containsExactly("a/x");
+  }
+
+  @Test
+  void resourceVersionsCompareAsIntegersOfAnyLengthAndOthersAreNeverNewer() {
+    assertThat(Handover.newer("10", "9")).isTrue();
+    assertThat(Handover.newer("9", "10")).isFalse();
+    assertThat(Handover.newer("123456789012345678901234567890", "99")).isTrue();
+    assertThat(Handover.newer("5", "5")).isFalse();
+    assertThat(Handover.newer("b", "a")).isFalse();
+    assertThat(Handover.newer("010", "9")).isFalse();
+    assertThat(Handover.newer("3", null)).isFalse();
+  }
 }
