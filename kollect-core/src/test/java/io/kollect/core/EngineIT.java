@@ -22,10 +22,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,26 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 class EngineIT {
 
   static final Duration WAIT = Duration.ofSeconds(30);
-  static TestCluster cluster;
-
-  private final List<KollectEngine> engines = new ArrayList<>();
-
-  @BeforeAll
-  static void startCluster() {
-    cluster = TestCluster.start();
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
-  @AfterEach
-  void closeEngines() {
-    engines.forEach(KollectEngine::close);
-  }
+  @RegisterExtension
+  static final PerClassApiServer api = new PerClassApiServer();
 
   static ProfileSpec deploymentProfile(FieldRule... extra) {
     List<FieldRule> fields = new ArrayList<>(List.of(
@@ -75,9 +55,9 @@ class EngineIT {
   }
 
   KollectEngine engine() {
-    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it").workers(2)
+    KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it").workers(2)
         .lastExportNotifyInterval(Duration.ZERO).build();
-    engines.add(engine);
+    api.closedAfterTest(engine);
     return engine;
   }
 
@@ -93,14 +73,14 @@ class EngineIT {
   }
 
   private void scale(String ns, String name, int replicas) {
-    cluster.client().apps().deployments().inNamespace(ns).withName(name)
+    api.cluster().client().apps().deployments().inNamespace(ns).withName(name)
         .edit(d -> { d.getSpec().setReplicas(replicas); return d; });
   }
 
   @Test
   void exportsOnlyInScopeChangesOfExtractedFieldsAndTombstonesDeletes() {
-    cluster.namespace("a");
-    cluster.namespace("b");
+    api.cluster().namespace("a");
+    api.cluster().namespace("b");
     KollectEngine engine = engine();
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("deployments", deploymentProfile());
@@ -110,8 +90,8 @@ class EngineIT {
     engine.start();
     awaitStatus(engine, spec.id(), TargetStatus::ready);
 
-    cluster.deployment("a", "web", "nginx:1.25", 1);
-    cluster.deployment("b", "web", "nginx:1.25", 1);
+    api.cluster().deployment("a", "web", "nginx:1.25", 1);
+    api.cluster().deployment("b", "web", "nginx:1.25", 1);
     await().atMost(WAIT).until(() -> sink.size() >= 1);
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     assertThat(sink.records()).singleElement().satisfies(r -> {
@@ -135,13 +115,13 @@ class EngineIT {
 
     // An update that changes no extracted field: the engine sees it, and exports nothing.
     long before = engine.reconcileCount(spec.id());
-    cluster.client().apps().deployments().inNamespace("a").withName("web")
+    api.cluster().client().apps().deployments().inNamespace("a").withName("web")
         .edit(d -> { d.getMetadata().setAnnotations(Map.of("note", "irrelevant")); return d; });
     await().atMost(WAIT).until(() -> engine.reconcileCount(spec.id()) > before);
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     assertThat(sink.records()).hasSize(2);
 
-    cluster.client().apps().deployments().inNamespace("a").withName("web").delete();
+    api.cluster().client().apps().deployments().inNamespace("a").withName("web").delete();
     await().atMost(WAIT).until(() -> sink.size() >= 3);
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     assertThat(sink.records()).hasSize(3);
@@ -154,8 +134,8 @@ class EngineIT {
 
   @Test
   void anInvalidProfileDegradesTheTargetWhichKeepsExportingWithTheLastValidVersion() {
-    cluster.namespace("deg");
-    cluster.deployment("deg", "api", "api:1", 2);
+    api.cluster().namespace("deg");
+    api.cluster().deployment("deg", "api", "api:1", 2);
     KollectEngine engine = engine();
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("p", deploymentProfile());
@@ -193,7 +173,7 @@ class EngineIT {
 
   @Test
   void aTargetWhoseProfileWasNeverValidOrIsMissingIsNotReadyAndAMissingSinkDegradesIt() {
-    cluster.namespace("status");
+    api.cluster().namespace("status");
     KollectEngine engine = engine();
     RecordingSink present = new RecordingSink("present");
     engine.putSink(present, fastSink());
@@ -213,7 +193,7 @@ class EngineIT {
         s -> is(s, Condition.READY, "False", "ProfileNotFound"));
     assertThat(s2.condition(Condition.READY).message()).contains("nope");
 
-    cluster.deployment("status", "svc", "svc:1", 1);
+    api.cluster().deployment("status", "svc", "svc:1", 1);
     awaitStatus(engine, missingSink.id(), s -> is(s, Condition.READY, "False", "ProfileNotFound"));
     engine.putProfile("good", deploymentProfile());
     TargetStatus s3 = awaitStatus(engine, missingSink.id(),
@@ -230,10 +210,10 @@ class EngineIT {
 
   @Test
   void anEventReconcilesOnlyTheTargetsWhoseScopeItTouches() {
-    cluster.namespace("e1");
-    cluster.namespace("e2");
-    cluster.deployment("e1", "one", "one:1", 1);
-    cluster.deployment("e2", "two", "two:1", 1);
+    api.cluster().namespace("e1");
+    api.cluster().namespace("e2");
+    api.cluster().deployment("e1", "one", "one:1", 1);
+    api.cluster().deployment("e2", "two", "two:1", 1);
     KollectEngine engine = engine();
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("p", deploymentProfile());
@@ -264,11 +244,11 @@ class EngineIT {
 
   @Test
   void aReconcileThatFailsIsReportedInTheTargetStatusWithTheCauseAndRecoversWhenItWorks() {
-    cluster.namespace("failing");
-    cluster.deployment("failing", "x", "x:1", 1);
+    api.cluster().namespace("failing");
+    api.cluster().deployment("failing", "x", "x:1", 1);
     java.util.concurrent.atomic.AtomicBoolean reviewsWork =
         new java.util.concurrent.atomic.AtomicBoolean(false);
-    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it").workers(1)
+    KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it").workers(1)
         .lastExportNotifyInterval(Duration.ZERO)
         .retryRateLimit(Duration.ofMillis(50), Duration.ofMillis(200), 100, 100)
         .accessReviewer((saNs, sa, group, resource, ns) -> {
@@ -278,7 +258,7 @@ class EngineIT {
           }
           return true;
         }).build();
-    engines.add(engine);
+    api.closedAfterTest(engine);
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("p", deploymentProfile());
     engine.putSink(sink, fastSink());
@@ -300,8 +280,8 @@ class EngineIT {
 
   @Test
   void repeatedReconcilesOfAnUnchangedCacheExportNothingAndStatusIsReportedOnlyOnChange() {
-    cluster.namespace("level");
-    cluster.deployment("level", "x", "x:1", 1);
+    api.cluster().namespace("level");
+    api.cluster().deployment("level", "x", "x:1", 1);
     KollectEngine engine = engine();
     RecordingSink sink = new RecordingSink("rec");
     List<TargetStatus> heard = new CopyOnWriteArrayList<>();
@@ -349,12 +329,12 @@ class EngineIT {
 
   @Test
   void removingATargetReleasesItsInformersAndClearsItsInventoryWithoutTombstones() {
-    cluster.namespace("rm");
-    cluster.deployment("rm", "gone", "g:1", 1);
-    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it")
+    api.cluster().namespace("rm");
+    api.cluster().deployment("rm", "gone", "g:1", 1);
+    KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .informerOptions(InformerOptions.defaults().withReleaseGrace(Duration.ofMillis(100)))
         .build();
-    engines.add(engine);
+    api.closedAfterTest(engine);
     RecordingSink sink = new RecordingSink("rec");
     List<TargetId> removed = new CopyOnWriteArrayList<>();
     engine.addStatusListener(new TargetStatusListener() {
@@ -386,8 +366,8 @@ class EngineIT {
 
   @Test
   void aTypeThatIsNotServedDegradesTheTargetAndIsExportedOnceItsCrdAppears() {
-    cluster.namespace("crd");
-    cluster.deployment("crd", "d", "d:1", 1);
+    api.cluster().namespace("crd");
+    api.cluster().deployment("crd", "d", "d:1", 1);
     KollectEngine engine = engine();
     RecordingSink sink = new RecordingSink("rec");
     ProfileSpec profile = new ProfileSpec(List.of(
@@ -413,7 +393,7 @@ class EngineIT {
     await().atMost(WAIT).until(() -> sink.of("crd", "d").size() == 1);
     assertThat(engine.isReady()).isTrue();
 
-    cluster.client().apiextensions().v1().customResourceDefinitions().resource(
+    api.cluster().client().apiextensions().v1().customResourceDefinitions().resource(
         new CustomResourceDefinitionBuilder()
             .withNewMetadata().withName("widgets.example.kollect.io").endMetadata()
             .withNewSpec().withGroup("example.kollect.io").withScope("Namespaced")
@@ -427,7 +407,7 @@ class EngineIT {
         .withApiVersion("example.kollect.io/v1").withKind("Widget")
         .withNewMetadata().withName("w").withNamespace("crd").endMetadata()
         .addToAdditionalProperties("spec", Map.of("size", 7)).build();
-    await().atMost(WAIT).ignoreExceptions().until(() -> cluster.client()
+    await().atMost(WAIT).ignoreExceptions().until(() -> api.cluster().client()
         .genericKubernetesResources("example.kollect.io/v1", "Widget").inNamespace("crd")
         .resource(widget).create() != null);
 
@@ -442,11 +422,11 @@ class EngineIT {
 
   @Test
   void aStandbyKeepsItsInventoryWarmButExportsAndReportsNothingUntilEnabled() {
-    cluster.namespace("standby");
-    cluster.deployment("standby", "s", "s:1", 1);
-    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it")
+    api.cluster().namespace("standby");
+    api.cluster().deployment("standby", "s", "s:1", 1);
+    KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .exportEnabled(false).lastExportNotifyInterval(Duration.ZERO).build();
-    engines.add(engine);
+    api.closedAfterTest(engine);
     RecordingSink sink = new RecordingSink("rec");
     List<TargetStatus> heard = new CopyOnWriteArrayList<>();
     engine.addStatusListener(heard::add);
@@ -478,8 +458,8 @@ class EngineIT {
 
   @Test
   void closeReleasesEverythingAndLeavesNoKollectThreadsBehind() {
-    cluster.namespace("close");
-    cluster.deployment("close", "c", "c:1", 1);
+    api.cluster().namespace("close");
+    api.cluster().deployment("close", "c", "c:1", 1);
     KollectEngine engine = engine();
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("p", deploymentProfile());
@@ -502,11 +482,11 @@ class EngineIT {
 
   @Test
   void lastExportAloneIsReportedAtMostOncePerIntervalAndTheLatestEventuallyArrives() {
-    cluster.namespace("storm");
-    cluster.deployment("storm", "busy", "b:1", 1);
-    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it")
+    api.cluster().namespace("storm");
+    api.cluster().deployment("storm", "busy", "b:1", 1);
+    KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .lastExportNotifyInterval(Duration.ofSeconds(8)).build();
-    engines.add(engine);
+    api.closedAfterTest(engine);
     RecordingSink sink = new RecordingSink("rec");
     List<TargetStatus> heard = new CopyOnWriteArrayList<>();
     engine.addStatusListener(heard::add);
@@ -534,10 +514,10 @@ class EngineIT {
 
   @Test
   void changingATargetsScopeTombstonesWhatLeftItAndExportsWhatEnteredIt() {
-    cluster.namespace("move-from");
-    cluster.namespace("move-to");
-    cluster.deployment("move-from", "old", "o:1", 1);
-    cluster.deployment("move-to", "new", "n:1", 1);
+    api.cluster().namespace("move-from");
+    api.cluster().namespace("move-to");
+    api.cluster().deployment("move-from", "old", "o:1", 1);
+    api.cluster().deployment("move-to", "new", "n:1", 1);
     KollectEngine engine = engine();
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("p", deploymentProfile());
@@ -559,8 +539,8 @@ class EngineIT {
 
   @Test
   void aRemovedProfileStopsTheTargetWithoutTombstoningItsRecords() {
-    cluster.namespace("noprof");
-    cluster.deployment("noprof", "kept", "k:1", 1);
+    api.cluster().namespace("noprof");
+    api.cluster().deployment("noprof", "kept", "k:1", 1);
     KollectEngine engine = engine();
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("p", deploymentProfile());
@@ -586,12 +566,12 @@ class EngineIT {
 
   @Test
   void targetsThatWriteInventoryAlsoFeedTheHostsInventorySink() {
-    cluster.namespace("inv");
-    cluster.deployment("inv", "i", "i:1", 1);
+    api.cluster().namespace("inv");
+    api.cluster().deployment("inv", "i", "i:1", 1);
     RecordingSink hostInventory = new RecordingSink("host-inventory");
-    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it")
+    KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .inventorySink(hostInventory, fastSink()).build();
-    engines.add(engine);
+    api.closedAfterTest(engine);
     engine.putProfile("p", deploymentProfile());
     TargetSpec writes = new TargetSpec(new TargetId("kollect", "writes"), 1, "p",
         TargetScope.namespaces("inv"), List.of(), true);
@@ -612,12 +592,12 @@ class EngineIT {
 
   @Test
   void aRestartWithACheckpointSendsOnlyWhatChangedWhileDown(@TempDir Path checkpoints) {
-    cluster.namespace("restart");
-    cluster.deployment("restart", "stays", "s:1", 1);
-    cluster.deployment("restart", "goes", "g:1", 1);
+    api.cluster().namespace("restart");
+    api.cluster().deployment("restart", "stays", "s:1", 1);
+    api.cluster().deployment("restart", "goes", "g:1", 1);
     TargetSpec spec = target("restart", "restart", "p", "rec");
     RecordingSink first = new RecordingSink("rec");
-    try (KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it")
+    try (KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .checkpointStore(new FileCheckpointStore(checkpoints)).build()) {
       engine.putProfile("p", deploymentProfile());
       engine.putSink(first, fastSink());
@@ -627,9 +607,9 @@ class EngineIT {
       assertThat(engine.awaitIdle(WAIT)).isTrue();
     }
 
-    cluster.client().apps().deployments().inNamespace("restart").withName("goes").delete();
+    api.cluster().client().apps().deployments().inNamespace("restart").withName("goes").delete();
     RecordingSink second = new RecordingSink("rec");
-    try (KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it")
+    try (KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .checkpointStore(new FileCheckpointStore(checkpoints)).build()) {
       engine.putProfile("p", deploymentProfile());
       engine.putSink(second, fastSink());
@@ -646,9 +626,9 @@ class EngineIT {
 
   @Test
   void anObjectThatCannotBeExtractedIsSkippedWithoutStoppingItsTarget() {
-    cluster.namespace("corrupt");
-    cluster.deployment("corrupt", "fine", "f:1", 1);
-    cluster.client().secrets().inNamespace("corrupt").resource(new SecretBuilder()
+    api.cluster().namespace("corrupt");
+    api.cluster().deployment("corrupt", "fine", "f:1", 1);
+    api.cluster().client().secrets().inNamespace("corrupt").resource(new SecretBuilder()
         .withNewMetadata().withName("sh.helm.release.v1.broken.v1").addToLabels("owner", "helm")
         .endMetadata().withType("helm.sh/release.v1")
         .addToData("release", java.util.Base64.getEncoder().encodeToString(
@@ -689,7 +669,7 @@ class EngineIT {
     assertThat(sink.records()).noneMatch(r -> r.resource().kind().equals("Secret"));
 
     // Once the object is gone, so is the error.
-    cluster.client().secrets().inNamespace("corrupt").withName("sh.helm.release.v1.broken.v1")
+    api.cluster().client().secrets().inNamespace("corrupt").withName("sh.helm.release.v1.broken.v1")
         .delete();
     TargetStatus cleared = awaitStatus(engine, spec.id(), s -> s.extractionErrorCount() == 0);
     assertThat(cleared.extractionErrors()).isEmpty();
@@ -699,13 +679,13 @@ class EngineIT {
   @Test
   void steppingDownKeepsTheCheckpointsSoTheNextLeaderSendsOnlyWhatChanged(
       @TempDir Path checkpoints) {
-    cluster.namespace("failover");
-    cluster.deployment("failover", "same", "s:1", 1);
-    cluster.deployment("failover", "scaled", "s:1", 1);
+    api.cluster().namespace("failover");
+    api.cluster().deployment("failover", "same", "s:1", 1);
+    api.cluster().deployment("failover", "scaled", "s:1", 1);
     FileCheckpointStore store = new FileCheckpointStore(checkpoints);
-    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it")
+    KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .checkpointStore(store).build();
-    engines.add(engine);
+    api.closedAfterTest(engine);
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("p", deploymentProfile());
     engine.putSink(sink, fastSink());
@@ -733,14 +713,14 @@ class EngineIT {
   void concurrentTargetProfileAndClusterChangesConvergeToTheClusterState() throws Exception {
     List<String> namespaces = List.of("conc-0", "conc-1", "conc-2");
     for (String ns : namespaces) {
-      cluster.namespace(ns);
+      api.cluster().namespace(ns);
       for (int d = 0; d < 3; d++) {
-        cluster.deployment(ns, "d" + d, "img:" + d, 1);
+        api.cluster().deployment(ns, "d" + d, "img:" + d, 1);
       }
     }
-    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it").workers(3)
+    KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it").workers(3)
         .lastExportNotifyInterval(Duration.ZERO).build();
-    engines.add(engine);
+    api.closedAfterTest(engine);
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("p", deploymentProfile());
     engine.putSink(sink, fastSink());
@@ -774,13 +754,13 @@ class EngineIT {
     churnProfile.join();
     engine.putProfile("p", deploymentProfile());
 
-    // Converged: every target's inventory and last exported record match the cluster.
+    // Converged: every target's inventory and last exported record match the api.cluster().
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(engine.awaitIdle(WAIT)).isTrue();
       for (TargetSpec spec : specs) {
         String ns = spec.scope().namespaces().get(0);
         Map<String, Integer> actual = new java.util.TreeMap<>();
-        cluster.client().apps().deployments().inNamespace(ns).list().getItems()
+        api.cluster().client().apps().deployments().inNamespace(ns).list().getItems()
             .forEach(d -> actual.put(d.getMetadata().getName(), d.getSpec().getReplicas()));
         Map<String, Integer> inventory = new java.util.TreeMap<>();
         engine.inventory().query(new InventoryQuery(spec.id().toString(), null, null, null, null))

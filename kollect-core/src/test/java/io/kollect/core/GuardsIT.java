@@ -23,10 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The guards of issue "Safe change" on a real API server: circuit breaker, cardinality warning
@@ -34,34 +32,17 @@ import org.junit.jupiter.api.Test;
  */
 class GuardsIT {
 
-  static TestCluster cluster;
-  private final List<KollectEngine> engines = new ArrayList<>();
-
-  @BeforeAll
-  static void startCluster() {
-    cluster = TestCluster.start();
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
-  @AfterEach
-  void closeEngines() {
-    engines.forEach(KollectEngine::close);
-  }
+  @RegisterExtension
+  static final PerClassApiServer api = new PerClassApiServer();
 
   private KollectEngine.Builder builder() {
-    return KollectEngine.builder(cluster.client()).cluster("it").workers(2)
+    return KollectEngine.builder(api.cluster().client()).cluster("it").workers(2)
         .lastExportNotifyInterval(Duration.ZERO)
         .retryRateLimit(Duration.ofMillis(20), Duration.ofMillis(100), 100, 100);
   }
 
   private KollectEngine track(KollectEngine engine) {
-    engines.add(engine);
+    api.closedAfterTest(engine);
     return engine;
   }
 
@@ -72,7 +53,7 @@ class GuardsIT {
   }
 
   private static void corruptRelease(String ns, String name) {
-    cluster.client().secrets().inNamespace(ns).resource(new SecretBuilder()
+    api.cluster().client().secrets().inNamespace(ns).resource(new SecretBuilder()
         .withNewMetadata().withName("sh.helm.release.v1." + name + ".v1")
         .addToLabels("owner", "helm").endMetadata().withType("helm.sh/release.v1")
         .addToData("release", Base64.getEncoder().encodeToString(
@@ -81,7 +62,7 @@ class GuardsIT {
   }
 
   private static void touch(String ns, String secret, int n) {
-    cluster.client().secrets().inNamespace(ns).withName(secret).edit(s -> {
+    api.cluster().client().secrets().inNamespace(ns).withName(secret).edit(s -> {
       s.getMetadata().getLabels().put("touch", String.valueOf(n));
       return s;
     });
@@ -93,8 +74,8 @@ class GuardsIT {
 
   @Test
   void aTargetWhoseApiCallsFailOpensItsCircuitIsSkippedAndClosesAfterASuccessfulAttempt() {
-    cluster.namespace("cb-api");
-    cluster.deployment("cb-api", "x", "x:1", 1);
+    api.cluster().namespace("cb-api");
+    api.cluster().deployment("cb-api", "x", "x:1", 1);
     AtomicBoolean reviewsWork = new AtomicBoolean(false);
     AtomicInteger reviews = new AtomicInteger();
     KollectEngine engine = track(builder().circuitBreaker(3, Duration.ofMillis(1600))
@@ -135,7 +116,7 @@ class GuardsIT {
 
   @Test
   void aForcedFullPassGivesAnOpenCircuitOneAttemptAtOnce() {
-    cluster.namespace("cb-force");
+    api.cluster().namespace("cb-force");
     AtomicBoolean reviewsWork = new AtomicBoolean(false);
     KollectEngine engine = track(builder().circuitBreaker(2, Duration.ofHours(1))
         .accessReviewer((saNs, sa, group, resource, ns) -> {
@@ -159,14 +140,14 @@ class GuardsIT {
 
   @Test
   void everyObjectFailingExtractionOpensTheCircuitButASingleFailingObjectDoesNot() {
-    cluster.namespace("cb-all");
-    cluster.namespace("cb-one");
+    api.cluster().namespace("cb-all");
+    api.cluster().namespace("cb-one");
     for (String name : List.of("a", "b")) {
       corruptRelease("cb-all", name);
     }
     corruptRelease("cb-one", "a");
     for (String name : List.of("w1", "w2", "w3")) {
-      cluster.deployment("cb-one", name, "w:1", 1);
+      api.cluster().deployment("cb-one", name, "w:1", 1);
     }
     KollectEngine engine = track(builder().circuitBreaker(2, Duration.ofMinutes(10)).build());
     engine.putProfile("helm", helmReleases());
@@ -200,9 +181,9 @@ class GuardsIT {
 
   @Test
   void aTargetOverTheThresholdWarnsAndACapExportsTheFirstKeysEvenAsObjectsComeAndGo() {
-    cluster.namespace("card");
+    api.cluster().namespace("card");
     for (String name : List.of("b", "c", "d")) {
-      cluster.deployment("card", name, "n:1", 1);
+      api.cluster().deployment("card", name, "n:1", 1);
     }
     KollectEngine engine = track(builder().warnObjectsPerTarget(2).build());
     RecordingSink warned = new RecordingSink("warned");
@@ -234,11 +215,11 @@ class GuardsIT {
     assertThat(endState(capped)).containsOnlyKeys("b", "c");
 
     // "a" sorts first: it enters the kept set and pushes "c" out.
-    cluster.deployment("card", "a", "n:1", 1);
+    api.cluster().deployment("card", "a", "n:1", 1);
     await().atMost(WAIT).until(() -> endState(capped).keySet().equals(java.util.Set.of("a",
         "b")));
     // "a" leaves: "c" comes back.
-    cluster.client().apps().deployments().inNamespace("card").withName("a").delete();
+    api.cluster().client().apps().deployments().inNamespace("card").withName("a").delete();
     await().atMost(WAIT).until(() -> endState(capped).keySet().equals(java.util.Set.of("b",
         "c")));
     assertThat(engine.awaitIdle(WAIT)).isTrue();
@@ -250,10 +231,10 @@ class GuardsIT {
 
   @Test
   void aSuspendedTargetReadsAndExportsNothingAndResumingSendsOnlyWhatChanged() {
-    cluster.namespace("susp");
-    cluster.deployment("susp", "same", "s:1", 1);
-    cluster.deployment("susp", "changed", "c:1", 1);
-    cluster.deployment("susp", "gone", "g:1", 1);
+    api.cluster().namespace("susp");
+    api.cluster().deployment("susp", "same", "s:1", 1);
+    api.cluster().deployment("susp", "changed", "c:1", 1);
+    api.cluster().deployment("susp", "gone", "g:1", 1);
     KollectEngine engine = track(builder().build());
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("p", deploymentProfile());
@@ -269,13 +250,13 @@ class GuardsIT {
         s -> is(s, Condition.READY, "False", TargetSuspension.REASON_SUSPENDED));
     assertThat(suspended.condition(Condition.DEGRADED).status()).isEqualTo("False");
     long reconciles = engine.reconcileCount(spec.id());
-    cluster.client().apps().deployments().inNamespace("susp").withName("changed")
+    api.cluster().client().apps().deployments().inNamespace("susp").withName("changed")
         .edit(d -> {
           d.getSpec().setReplicas(5);
           return d;
         });
-    cluster.client().apps().deployments().inNamespace("susp").withName("gone").delete();
-    cluster.deployment("susp", "new", "n:1", 1);
+    api.cluster().client().apps().deployments().inNamespace("susp").withName("gone").delete();
+    api.cluster().deployment("susp", "new", "n:1", 1);
     await().during(Duration.ofMillis(800)).atMost(WAIT)
         .until(() -> engine.reconcileCount(spec.id()) == reconciles);
     assertThat(sink.size()).isEqualTo(3);
@@ -292,9 +273,9 @@ class GuardsIT {
 
   @Test
   void aSuspendedSinkReceivesNothingItsTargetsSaySoAndResumingSendsOnlyWhatChanged() {
-    cluster.namespace("sink-susp");
-    cluster.deployment("sink-susp", "same", "s:1", 1);
-    cluster.deployment("sink-susp", "changed", "c:1", 1);
+    api.cluster().namespace("sink-susp");
+    api.cluster().deployment("sink-susp", "same", "s:1", 1);
+    api.cluster().deployment("sink-susp", "changed", "c:1", 1);
     KollectEngine engine = track(builder().build());
     RecordingSink paused = new RecordingSink("paused");
     RecordingSink other = new RecordingSink("other");
@@ -312,12 +293,12 @@ class GuardsIT {
         st -> is(st, Condition.READY, "True", TargetSuspension.REASON_SUSPENDED));
     assertThat(s.condition(Condition.READY).message()).contains("sink paused is suspended");
     assertThat(s.condition(Condition.DEGRADED).status()).isEqualTo("False");
-    cluster.client().apps().deployments().inNamespace("sink-susp").withName("changed")
+    api.cluster().client().apps().deployments().inNamespace("sink-susp").withName("changed")
         .edit(d -> {
           d.getSpec().setReplicas(4);
           return d;
         });
-    cluster.deployment("sink-susp", "new", "n:1", 1);
+    api.cluster().deployment("sink-susp", "new", "n:1", 1);
     await().atMost(WAIT).until(() -> other.size() == 4);
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     assertThat(paused.size()).isEqualTo(2);
@@ -332,7 +313,7 @@ class GuardsIT {
 
   @Test
   void aForcedFullPassReconcilesTheTargetAgain() {
-    cluster.namespace("force");
+    api.cluster().namespace("force");
     KollectEngine engine = track(builder().build());
     engine.putProfile("p", deploymentProfile());
     TargetSpec spec = target("force", "force", "p");

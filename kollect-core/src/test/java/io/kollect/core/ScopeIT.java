@@ -14,42 +14,23 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Each kind of target scope selects exactly its objects and follows changes of membership. */
 class ScopeIT {
 
-  static TestCluster cluster;
-  private final List<KollectEngine> engines = new ArrayList<>();
-
-  @BeforeAll
-  static void startCluster() {
-    cluster = TestCluster.start();
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
-  @AfterEach
-  void closeEngines() {
-    engines.forEach(KollectEngine::close);
-  }
+  @RegisterExtension
+  static final PerClassApiServer api = new PerClassApiServer();
 
   private RecordingSink run(TargetScope scope) {
     return run(scope, ns -> true);
   }
 
   private RecordingSink run(TargetScope scope, java.util.function.Predicate<String> filter) {
-    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it")
+    KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .namespaceFilter(filter).build();
-    engines.add(engine);
+    api.closedAfterTest(engine);
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("p", deploymentProfile());
     engine.putSink(sink, fastSink());
@@ -67,21 +48,21 @@ class ScopeIT {
   }
 
   private void label(String ns, String name, Map<String, String> labels) {
-    cluster.client().apps().deployments().inNamespace(ns).withName(name)
+    api.cluster().client().apps().deployments().inNamespace(ns).withName(name)
         .edit(d -> { d.getMetadata().setLabels(labels); return d; });
   }
 
   private void labelNamespace(String ns, Map<String, String> labels) {
-    cluster.client().namespaces().withName(ns)
+    api.cluster().client().namespaces().withName(ns)
         .edit(n -> { n.getMetadata().setLabels(labels); return n; });
   }
 
   @Test
   void aNamespaceSelectorFollowsNamespacesAsTheirLabelsChange() {
-    cluster.namespace("sel-x", Map.of("team", "x"));
-    cluster.namespace("sel-y", Map.of("team", "y"));
-    cluster.deployment("sel-x", "in", "i:1", 1);
-    cluster.deployment("sel-y", "out", "o:1", 1);
+    api.cluster().namespace("sel-x", Map.of("team", "x"));
+    api.cluster().namespace("sel-y", Map.of("team", "y"));
+    api.cluster().deployment("sel-x", "in", "i:1", 1);
+    api.cluster().deployment("sel-y", "out", "o:1", 1);
     LabelSelector teamX = new LabelSelectorBuilder().addToMatchLabels("team", "x").build();
     RecordingSink sink = run(new TargetScope(List.of(), teamX, null, List.of()));
     await().atMost(WAIT).until(() -> sink.size() >= 1);
@@ -98,22 +79,22 @@ class ScopeIT {
 
   @Test
   void aNamesScopeExportsOnlyTheNamedObjects() {
-    cluster.namespace("names");
-    cluster.deployment("names", "keep", "k:1", 1);
-    cluster.deployment("names", "skip", "s:1", 1);
+    api.cluster().namespace("names");
+    api.cluster().deployment("names", "keep", "k:1", 1);
+    api.cluster().deployment("names", "skip", "s:1", 1);
     RecordingSink sink = run(new TargetScope(List.of("names"), null, null, List.of("keep", "later")));
     await().atMost(WAIT).until(() -> sink.size() >= 1);
-    cluster.deployment("names", "later", "l:1", 1);
-    cluster.deployment("names", "other", "o:1", 1);
+    api.cluster().deployment("names", "later", "l:1", 1);
+    api.cluster().deployment("names", "other", "o:1", 1);
     await().atMost(WAIT).until(() -> sink.of("names", "later").size() == 1);
     assertThat(upserted(sink)).containsExactly("names/keep", "names/later");
   }
 
   @Test
   void aLabelSelectorScopeAddsAndTombstonesObjectsAsTheirLabelsChange() {
-    cluster.namespace("labels");
-    cluster.deployment("labels", "yes", "y:1", 1, Map.of("export", "yes"));
-    cluster.deployment("labels", "no", "n:1", 1, Map.of("export", "no"));
+    api.cluster().namespace("labels");
+    api.cluster().deployment("labels", "yes", "y:1", 1, Map.of("export", "yes"));
+    api.cluster().deployment("labels", "no", "n:1", 1, Map.of("export", "no"));
     LabelSelector exported = new LabelSelectorBuilder().addToMatchLabels("export", "yes").build();
     RecordingSink sink = run(new TargetScope(List.of("labels"), null, exported, List.of()));
     await().atMost(WAIT).until(() -> sink.size() >= 1);
@@ -129,13 +110,13 @@ class ScopeIT {
 
   @Test
   void theOperatorWideNamespaceFilterExcludesNamespacesFromEveryScope() {
-    cluster.namespace("filter-in");
-    cluster.namespace("filter-out");
-    cluster.deployment("filter-in", "a", "a:1", 1);
-    cluster.deployment("filter-out", "b", "b:1", 1);
+    api.cluster().namespace("filter-in");
+    api.cluster().namespace("filter-out");
+    api.cluster().deployment("filter-in", "a", "a:1", 1);
+    api.cluster().deployment("filter-out", "b", "b:1", 1);
     RecordingSink sink = run(TargetScope.everything(), ns -> !ns.equals("filter-out"));
     await().atMost(WAIT).until(() -> sink.of("filter-in", "a").size() == 1);
-    cluster.deployment("filter-in", "c", "c:1", 1);
+    api.cluster().deployment("filter-in", "c", "c:1", 1);
     await().atMost(WAIT).until(() -> sink.of("filter-in", "c").size() == 1);
     assertThat(sink.records()).noneMatch(r -> "filter-out".equals(r.namespace()));
   }

@@ -19,10 +19,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Shadow evaluation on a real API server: a candidate profile is evaluated over the same cached
@@ -30,30 +28,13 @@ import org.junit.jupiter.api.Test;
  */
 class ShadowIT {
 
-  static TestCluster cluster;
-  private final List<KollectEngine> engines = new ArrayList<>();
-
-  @BeforeAll
-  static void startCluster() {
-    cluster = TestCluster.start();
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
-  @AfterEach
-  void closeEngines() {
-    engines.forEach(KollectEngine::close);
-  }
+  @RegisterExtension
+  static final PerClassApiServer api = new PerClassApiServer();
 
   private KollectEngine engine() {
-    KollectEngine engine = KollectEngine.builder(cluster.client()).cluster("it").workers(2)
+    KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it").workers(2)
         .lastExportNotifyInterval(Duration.ZERO).shadowInterval(Duration.ofMillis(100)).build();
-    engines.add(engine);
+    api.closedAfterTest(engine);
     return engine;
   }
 
@@ -65,7 +46,7 @@ class ShadowIT {
   }
 
   private void pause(String ns, String name) {
-    cluster.client().apps().deployments().inNamespace(ns).withName(name)
+    api.cluster().client().apps().deployments().inNamespace(ns).withName(name)
         .edit(d -> {
           d.getSpec().setPaused(true);
           return d;
@@ -74,10 +55,10 @@ class ShadowIT {
 
   @Test
   void theShadowDiffComparesTheCandidateOverTheSameObjectsAndDeliversNothing() {
-    cluster.namespace("shadow-a");
-    cluster.deployment("shadow-a", "web", "nginx:1.25", 1);
-    cluster.deployment("shadow-a", "api", "nginx:1.25", 2);
-    cluster.client().configMaps().inNamespace("shadow-a").resource(new ConfigMapBuilder()
+    api.cluster().namespace("shadow-a");
+    api.cluster().deployment("shadow-a", "web", "nginx:1.25", 1);
+    api.cluster().deployment("shadow-a", "api", "nginx:1.25", 2);
+    api.cluster().client().configMaps().inNamespace("shadow-a").resource(new ConfigMapBuilder()
         .withNewMetadata().withName("settings").endMetadata().addToData("mode", "prod").build())
         .create();
     KollectEngine engine = engine();
@@ -113,7 +94,7 @@ class ShadowIT {
     assertThat(diff.bytesBaseline()).isPositive();
 
     // Changes keep flowing for the baseline only; the diff follows them.
-    cluster.deployment("shadow-a", "batch", "busybox:1", 1);
+    api.cluster().deployment("shadow-a", "batch", "busybox:1", 1);
     await().atMost(WAIT).until(() -> engine.shadowDiff("deployments").orElseThrow().objects()
         == 4);
     assertThat(engine.awaitIdle(WAIT)).isTrue();
@@ -126,10 +107,10 @@ class ShadowIT {
 
   @Test
   void promotingTheCandidateDeliversOnlyTheRecordsThatDiffer() {
-    cluster.namespace("shadow-b");
-    cluster.deployment("shadow-b", "one", "nginx:1.25", 1);
-    cluster.deployment("shadow-b", "two", "nginx:1.25", 1);
-    cluster.deployment("shadow-b", "three", "nginx:1.25", 1);
+    api.cluster().namespace("shadow-b");
+    api.cluster().deployment("shadow-b", "one", "nginx:1.25", 1);
+    api.cluster().deployment("shadow-b", "two", "nginx:1.25", 1);
+    api.cluster().deployment("shadow-b", "three", "nginx:1.25", 1);
     pause("shadow-b", "two");
     KollectEngine engine = engine();
     RecordingSink sink = new RecordingSink("rec");
@@ -167,9 +148,9 @@ class ShadowIT {
 
   @Test
   void aCappedTargetIsComparedOnWhatItDelivers() {
-    cluster.namespace("shadow-d");
+    api.cluster().namespace("shadow-d");
     for (String name : List.of("a", "b", "c")) {
-      cluster.deployment("shadow-d", name, "nginx:1.25", 1);
+      api.cluster().deployment("shadow-d", name, "nginx:1.25", 1);
     }
     KollectEngine engine = engine();
     engine.putProfile("deployments", deploymentProfile());
@@ -208,8 +189,8 @@ class ShadowIT {
 
   @Test
   void removingTheCandidateReleasesTheLeasesItHeld() {
-    cluster.namespace("shadow-c");
-    cluster.deployment("shadow-c", "web", "nginx:1.25", 1);
+    api.cluster().namespace("shadow-c");
+    api.cluster().deployment("shadow-c", "web", "nginx:1.25", 1);
     KollectEngine engine = engine();
     engine.putProfile("deployments", deploymentProfile());
     TargetSpec spec = target("release", "shadow-c", "deployments");

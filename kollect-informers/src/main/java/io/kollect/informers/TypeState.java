@@ -147,6 +147,11 @@ final class TypeState {
       failures = 0;
       registry.planned(null);
     } catch (KubernetesClientException e) {
+      if (registry.isClosed()) {
+        // closing interrupts the planner mid-call: not a failure of the API server
+        log.debug("Planning informers for {} ended by the registry's close", type);
+        return;
+      }
       registry.planned(e);
       // discovery or access review failed (API server unreachable or busy): nothing was changed,
       // what runs keeps running; try again with a growing delay

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.informers.LeaseStatus.Skipped;
 import io.kollect.informers.ResourceEvent.Kind;
+import io.kollect.testing.FreezableTcpProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -239,7 +240,7 @@ class DegradationIT {
     configMap("cut", "gone-1");
     configMap("cut", "gone-2");
     CountingMetrics metrics = new CountingMetrics();
-    try (TcpProxy proxy = new TcpProxy(api.port());
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.to(api.port());
         KubernetesClient viaProxy = api.adminVia(proxy.port());
         InformerRegistry registry = new InformerRegistry(viaProxy,
             InformerOptions.defaults().withMetrics(metrics))) {
@@ -250,13 +251,13 @@ class DegradationIT {
       assertThat(names(lease)).containsExactly("gone-1", "gone-2", "keep");
       long lists = api.countRequests("list", "configmaps", "cut", null);
 
-      proxy.cut();
+      proxy.stop();
       api.admin.configMaps().inNamespace("cut").withName("gone-1").delete();
       api.admin.configMaps().inNamespace("cut").withName("gone-2").delete();
       configMap("cut", "new");
       // let etcd compact past the deletes, so resuming the old watch is impossible (410 Gone)
       Thread.sleep(6_000);
-      proxy.open();
+      proxy.restart();
 
       await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
         assertThat(events.saw(Kind.DELETED, "cut", "gone-1")).isTrue();

@@ -75,7 +75,7 @@ final class TestApiServer implements AutoCloseable {
     return server.port();
   }
 
-  /** An admin client that connects through {@code port} (e.g. a {@link TcpProxy}). */
+  /** An admin client that connects through {@code port} (e.g. a {@code FreezableTcpProxy}). */
   KubernetesClient adminVia(int port) {
     return server.adminVia(port);
   }

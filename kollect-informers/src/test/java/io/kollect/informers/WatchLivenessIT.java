@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.informers.ResourceEvent.Kind;
+import io.kollect.testing.FreezableTcpProxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -59,7 +60,7 @@ class WatchLivenessIT {
       configMap("silent", "cm-" + i, "0");
     }
     CountingMetrics metrics = new CountingMetrics();
-    try (TcpProxy proxy = new TcpProxy(api.port());
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.to(api.port());
         KubernetesClient viaProxy = api.adminVia(proxy.port());
         InformerRegistry registry = new InformerRegistry(viaProxy, options(metrics))) {
       RecordingListener events = new RecordingListener();
@@ -75,7 +76,7 @@ class WatchLivenessIT {
       List<StalledWatch> stalledSeen = new CopyOnWriteArrayList<>();
 
       // a partition: nothing forwarded, nothing closed, new connections silent too
-      proxy.silence();
+      proxy.freeze();
       Instant silenced = Instant.now();
       await().atMost(GIVE_UP.multipliedBy(3)).until(() -> {
         stalledSeen.addAll(registry.stalledWatches());

@@ -22,6 +22,7 @@ import io.kollect.operator.crd.KollectClusterStatus;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.crd.KollectTargetStatus;
+import io.kollect.testing.FreezableTcpProxy;
 import io.kollect.testing.SequencedRecordReceiver;
 import io.kollect.testing.TestApiServer;
 import java.time.Duration;
@@ -247,7 +248,7 @@ class RemoteClustersIT {
     String oldToken = boundToken(westAdmin, "token-old");
     String newToken = boundToken(westAdmin, "token-new");
 
-    try (DroppingTcpProxy proxy = new DroppingTcpProxy(west.port())) {
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.to(west.port())) {
       String via = "https://127.0.0.1:" + proxy.port();
       kubeconfigSecret("rotate", "kc", viaProxy(west.kubeconfigForToken("sa", oldToken), via));
       kollectCluster("rotate", "west", "rotate-west", "kc", Map.of());
@@ -264,7 +265,7 @@ class RemoteClustersIT {
                   KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(401));
         }
       });
-      proxy.dropAll();
+      proxy.dropConnections();
 
       configMap(westAdmin, "after-rotation", "1");
       await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->

@@ -96,6 +96,17 @@ public final class FreezableTcpProxy implements AutoCloseable {
     return accepted.get();
   }
 
+  /**
+   * Closes every open connection, as a restarted load balancer does; new ones are forwarded as
+   * before (every client must connect anew, so an open watch cannot hide which credential a
+   * client now uses).
+   */
+  public void dropConnections() {
+    for (Link link : links) {
+      closeQuietly(link);
+    }
+  }
+
   /** Stops every connection, open and new, without closing any. */
   public void freeze() {
     frozen = true;
