@@ -83,9 +83,12 @@ class FirstListIT {
       int firstSynced = indexOf(seen, s -> s.status() != null && s.status().synced());
       List<Seen> adds = seen.stream().filter(s -> s.event() != null).toList();
       assertThat(adds).hasSize(count).allMatch(s -> s.event().kind() == Kind.ADDED);
-      // the list came in 20 pages: its adds reached the lease while it was still listing
+      // the list came in 20 pages: its adds reached the lease while it was still listing. fabric8
+      // hands each page's adds to a handler thread that may lag the list by a few pages on a busy
+      // machine (44 of 1000 seen once), so only "some, before the end" is certain; a registry
+      // that held adds back until the sync would show none
       long addsBeforeSynced = seen.subList(0, firstSynced).stream().filter(s -> s.event() != null).count();
-      assertThat(addsBeforeSynced).as("ADDED events before the synced status").isGreaterThan(50);
+      assertThat(addsBeforeSynced).as("ADDED events before the synced status").isPositive();
       assertThat(adds.get(0).syncedThen()).isFalse();
       // during the list, get() already answers with what the cache holds
       assertThat(adds.stream().filter(s -> !s.syncedThen())).isNotEmpty()
