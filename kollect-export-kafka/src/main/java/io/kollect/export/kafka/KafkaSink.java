@@ -282,12 +282,36 @@ public final class KafkaSink implements Sink {
     }
     Producer<byte[], byte[]> p = producer();
     List<Sent> sent = new ArrayList<>(batch.size());
+    sending:
     for (Record r : batch) {
       for (ProducerRecord<byte[], byte[]> message : messages(r)) {
-        sent.add(new Sent(r, message, send(p, message)));
+        Future<RecordMetadata> future = send(p, message);
+        sent.add(new Sent(r, message, future));
+        if (failedBeforeSending(future)) {
+          // send() blocks up to max.block.ms per message while the topic's metadata is unknown
+          // (brokers down); stop at the first such failure so a batch fails in one timeout, not
+          // in one per message. The rest of the batch is retried with it.
+          break sending;
+        }
       }
     }
     await(sent);
+  }
+
+  /** Whether the client failed the message at once for a reason other than its size. */
+  private static boolean failedBeforeSending(Future<RecordMetadata> future) {
+    if (!future.isDone()) {
+      return false;
+    }
+    try {
+      future.get();
+      return false;
+    } catch (ExecutionException e) {
+      return !(e.getCause() instanceof RecordTooLargeException);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true;
+    }
   }
 
   private Future<RecordMetadata> send(Producer<byte[], byte[]> p,
