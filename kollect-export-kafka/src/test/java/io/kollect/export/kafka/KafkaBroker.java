@@ -35,18 +35,37 @@ final class KafkaBroker implements AutoCloseable {
   private final int controllerPort;
   private final String clusterId = Uuid.randomUuid().toString();
   private final Map<String, String> extra;
+  /** A second, SASL_PLAINTEXT listener with SCRAM-SHA-512 ({@code null}: none). */
+  private final String scramUser;
+  private final String scramPassword;
+  private final int saslPort;
   private KafkaRaftServer server;
 
-  private KafkaBroker(Map<String, String> extra) throws IOException {
+  private KafkaBroker(Map<String, String> extra, String scramUser, String scramPassword)
+      throws IOException {
     this.dir = Files.createTempDirectory("kollect-kafka");
     this.port = freePort();
     this.controllerPort = freePort();
+    this.saslPort = freePort();
     this.extra = extra;
+    this.scramUser = scramUser;
+    this.scramPassword = scramPassword;
   }
 
   /** Starts a broker; {@code extra} are further broker settings. */
   static KafkaBroker launch(Map<String, String> extra) throws Exception {
-    KafkaBroker broker = new KafkaBroker(extra);
+    return launch(new KafkaBroker(extra, null, null));
+  }
+
+  /**
+   * Starts a broker with, besides the plaintext listener, a SASL_PLAINTEXT listener ({@link
+   * #saslBootstrapServers()}) that accepts SCRAM-SHA-512 {@code user}/{@code password}.
+   */
+  static KafkaBroker launchWithScram(String user, String password) throws Exception {
+    return launch(new KafkaBroker(Map.of(), user, password));
+  }
+
+  private static KafkaBroker launch(KafkaBroker broker) throws Exception {
     broker.format();
     broker.start();
     return broker;
@@ -58,6 +77,10 @@ final class KafkaBroker implements AutoCloseable {
 
   String bootstrapServers() {
     return "127.0.0.1:" + port;
+  }
+
+  String saslBootstrapServers() {
+    return "127.0.0.1:" + saslPort;
   }
 
   private Properties properties() {
@@ -80,6 +103,16 @@ final class KafkaBroker implements AutoCloseable {
     p.put("group.initial.rebalance.delay.ms", "0");
     p.put("share.coordinator.state.topic.replication.factor", "1");
     p.put("share.coordinator.state.topic.min.isr", "1");
+    if (scramUser != null) {
+      p.put("listeners", p.get("listeners") + ",SASL://127.0.0.1:" + saslPort);
+      p.put("advertised.listeners", p.get("advertised.listeners") + ",SASL://127.0.0.1:"
+          + saslPort);
+      p.put("listener.security.protocol.map", p.get("listener.security.protocol.map")
+          + ",SASL:SASL_PLAINTEXT");
+      p.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
+      p.put("listener.name.sasl.scram-sha-512.sasl.jaas.config",
+          "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+    }
     p.putAll(extra);
     return p;
   }
@@ -95,6 +128,8 @@ final class KafkaBroker implements AutoCloseable {
         .setMetadataLogDirectory(config.metadataLogDir())
         .setDirectories(List.of(dir.toString()))
         .setReleaseVersion(MetadataVersion.latestProduction())
+        .setScramArguments(scramUser == null ? List.of() : List.of("SCRAM-SHA-512=[name="
+            + scramUser + ",password=" + scramPassword + "]"))
         .run();
   }
 
