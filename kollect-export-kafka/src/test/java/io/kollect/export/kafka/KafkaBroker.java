@@ -35,34 +35,57 @@ final class KafkaBroker implements AutoCloseable {
   private final int controllerPort;
   private final String clusterId = Uuid.randomUuid().toString();
   private final Map<String, String> extra;
-  /** A second, SASL_PLAINTEXT listener with SCRAM-SHA-512 ({@code null}: none). */
-  private final String scramUser;
-  private final String scramPassword;
-  private final int saslPort;
+  /** A second listener, {@code SECURE}, with its security protocol ({@code null}: none). */
+  private final String secureProtocol;
+  private final Map<String, String> secureSettings;
+  /** SCRAM credentials the formatter writes into the metadata log. */
+  private final List<String> scramArguments;
+  private final int securePort;
   private KafkaRaftServer server;
 
-  private KafkaBroker(Map<String, String> extra, String scramUser, String scramPassword)
-      throws IOException {
+  private KafkaBroker(Map<String, String> extra, String secureProtocol,
+      Map<String, String> secureSettings, List<String> scramArguments) throws IOException {
     this.dir = Files.createTempDirectory("kollect-kafka");
     this.port = freePort();
     this.controllerPort = freePort();
-    this.saslPort = freePort();
+    this.securePort = freePort();
     this.extra = extra;
-    this.scramUser = scramUser;
-    this.scramPassword = scramPassword;
+    this.secureProtocol = secureProtocol;
+    this.secureSettings = secureSettings;
+    this.scramArguments = scramArguments;
   }
 
   /** Starts a broker; {@code extra} are further broker settings. */
   static KafkaBroker launch(Map<String, String> extra) throws Exception {
-    return launch(new KafkaBroker(extra, null, null));
+    return launch(new KafkaBroker(extra, null, Map.of(), List.of()));
   }
 
   /**
    * Starts a broker with, besides the plaintext listener, a SASL_PLAINTEXT listener ({@link
-   * #saslBootstrapServers()}) that accepts SCRAM-SHA-512 {@code user}/{@code password}.
+   * #secureBootstrapServers()}) that accepts SCRAM-SHA-512 {@code user}/{@code password}.
    */
   static KafkaBroker launchWithScram(String user, String password) throws Exception {
-    return launch(new KafkaBroker(Map.of(), user, password));
+    return launch(new KafkaBroker(Map.of(), "SASL_PLAINTEXT", Map.of(
+        "sasl.enabled.mechanisms", "SCRAM-SHA-512",
+        "listener.name.secure.scram-sha-512.sasl.jaas.config",
+        "org.apache.kafka.common.security.scram.ScramLoginModule required;"),
+        List.of("SCRAM-SHA-512=[name=" + user + ",password=" + password + "]")));
+  }
+
+  /**
+   * Starts a broker with, besides the plaintext listener, an SSL listener ({@link
+   * #secureBootstrapServers()}) presenting {@code serverCertPem} and requiring a client
+   * certificate signed by {@code clientCaPem} (all PEM, as kafka-clients reads them).
+   */
+  static KafkaBroker launchWithTls(String serverCertPem, String serverKeyPem, String clientCaPem)
+      throws Exception {
+    return launch(new KafkaBroker(Map.of(), "SSL", Map.of(
+        "listener.name.secure.ssl.keystore.type", "PEM",
+        "listener.name.secure.ssl.keystore.certificate.chain", serverCertPem,
+        "listener.name.secure.ssl.keystore.key", serverKeyPem,
+        "listener.name.secure.ssl.truststore.type", "PEM",
+        "listener.name.secure.ssl.truststore.certificates", clientCaPem,
+        "listener.name.secure.ssl.client.auth", "required"), List.of()));
   }
 
   private static KafkaBroker launch(KafkaBroker broker) throws Exception {
@@ -79,8 +102,9 @@ final class KafkaBroker implements AutoCloseable {
     return "127.0.0.1:" + port;
   }
 
-  String saslBootstrapServers() {
-    return "127.0.0.1:" + saslPort;
+  /** The second listener of {@link #launchWithScram} or {@link #launchWithTls}. */
+  String secureBootstrapServers() {
+    return "127.0.0.1:" + securePort;
   }
 
   private Properties properties() {
@@ -103,15 +127,13 @@ final class KafkaBroker implements AutoCloseable {
     p.put("group.initial.rebalance.delay.ms", "0");
     p.put("share.coordinator.state.topic.replication.factor", "1");
     p.put("share.coordinator.state.topic.min.isr", "1");
-    if (scramUser != null) {
-      p.put("listeners", p.get("listeners") + ",SASL://127.0.0.1:" + saslPort);
-      p.put("advertised.listeners", p.get("advertised.listeners") + ",SASL://127.0.0.1:"
-          + saslPort);
+    if (secureProtocol != null) {
+      p.put("listeners", p.get("listeners") + ",SECURE://127.0.0.1:" + securePort);
+      p.put("advertised.listeners", p.get("advertised.listeners") + ",SECURE://127.0.0.1:"
+          + securePort);
       p.put("listener.security.protocol.map", p.get("listener.security.protocol.map")
-          + ",SASL:SASL_PLAINTEXT");
-      p.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
-      p.put("listener.name.sasl.scram-sha-512.sasl.jaas.config",
-          "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+          + ",SECURE:" + secureProtocol);
+      p.putAll(secureSettings);
     }
     p.putAll(extra);
     return p;
@@ -128,8 +150,7 @@ final class KafkaBroker implements AutoCloseable {
         .setMetadataLogDirectory(config.metadataLogDir())
         .setDirectories(List.of(dir.toString()))
         .setReleaseVersion(MetadataVersion.latestProduction())
-        .setScramArguments(scramUser == null ? List.of() : List.of("SCRAM-SHA-512=[name="
-            + scramUser + ",password=" + scramPassword + "]"))
+        .setScramArguments(scramArguments)
         .run();
   }
 

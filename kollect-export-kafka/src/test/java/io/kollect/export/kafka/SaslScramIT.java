@@ -30,7 +30,7 @@ class SaslScramIT {
 
   private static KafkaSink sink(String topic, String password) {
     return new KafkaSink("fleet", KafkaSinkConfig.builder()
-        .bootstrapServers(broker.saslBootstrapServers()).topic(topic)
+        .bootstrapServers(broker.secureBootstrapServers()).topic(topic)
         .createTopic(new CreateTopic(1, 1)).deliveryTimeout(Duration.ofSeconds(5))
         .sasl(new Sasl(SaslMechanism.SCRAM_SHA_512, "kollect", password)).build());
   }
@@ -52,7 +52,7 @@ class SaslScramIT {
           .withSequence(1))))
           .isInstanceOfSatisfying(SinkException.class, e -> {
             assertThat(e.retryable()).isTrue();
-            assertThat(e).hasMessageContaining(broker.saslBootstrapServers())
+            assertThat(e).hasMessageContaining(broker.secureBootstrapServers())
                 .hasMessageContainingAll("Authentication failed");
             assertThat(e.getMessage()).doesNotContain("wrong");
           });
