@@ -250,8 +250,8 @@ public final class KafkaSink implements Sink {
     } catch (ExecutionException e) {
       return failedCheck(topic, e.getCause());
     } catch (TimeoutException e) {
-      return failedCheck(topic, new TimeoutException("no answer from the brokers (are they"
-          + " reachable, is the address right?)"));
+      return failedCheck(topic, new TimeoutException("no answer from the brokers within "
+          + timeoutMs + " ms (are they reachable, is the address right?)"));
     } catch (KafkaException e) {
       return failedCheck(topic, e);
     }
@@ -259,8 +259,7 @@ public final class KafkaSink implements Sink {
 
   private TopicCheck failedCheck(String topic, Throwable cause) {
     return new TopicCheck(TopicCheck.Status.ERROR, "TopicCheckFailed", "cannot check topic "
-        + topic + " on " + brokers + " within " + config.deliveryTimeout().toMillis() + " ms: "
-        + describe(cause));
+        + topic + " on " + brokers + ": " + describe(cause));
   }
 
   /**
