@@ -20,9 +20,16 @@ final class RecordExtractor {
   private static final Logger LOG = LoggerFactory.getLogger(TargetReconciler.class);
 
   private final Function<GenericKubernetesResource, JsonNode> toJson;
+  private final Shard shard;
 
   RecordExtractor(Function<GenericKubernetesResource, JsonNode> toJson) {
+    this(toJson, Shard.NONE);
+  }
+
+  /** @param shard the objects this engine owns: another shard's object yields no record */
+  RecordExtractor(Function<GenericKubernetesResource, JsonNode> toJson, Shard shard) {
     this.toJson = toJson;
+    this.shard = shard;
   }
 
   /**
@@ -32,6 +39,12 @@ final class RecordExtractor {
   TargetRecords.Entry entry(TargetRecords records, ObjectKey key, GenericKubernetesResource obj,
       TargetRecords.Stamp stamp, RecordContext ctx) {
     String rv = obj.getMetadata().getResourceVersion();
+    if (!shard.owns(ctx.cluster(), key.type().group(), key.type().kind(), key.namespace(),
+        key.name())) {
+      // Only types every shard caches whole (Namespaces) get here: the informers drop other
+      // shards' objects of every other type. Their owner exports them.
+      return new TargetRecords.Entry(rv, stamp, null);
+    }
     TargetRecords.Entry old = records.get(key);
     if (old != null && old.matches(rv, stamp)) {
       return old;
