@@ -300,6 +300,51 @@ class ShardingIT {
     assertThat(nsRecords0).allMatch(n -> s0.owns(CLUSTER, "", "Namespace", "", n));
   }
 
+  @Test
+  void aRemoteClustersObjectsAreSplitByTheirOwnClusterName() {
+    List<String> names = deployments("shard-remote", 16);
+    // "west" is this same API server under another name, as a KollectCluster could name it
+    ClusterConnections west = ClusterConnections.of(Map.of("west", api.cluster().client()));
+    Map<Integer, RecordingSink> sinks = new HashMap<>();
+    for (int i = 0; i < 3; i++) {
+      KollectEngine engine = api.closedAfterTest(KollectEngine.builder(api.cluster().client())
+          .cluster(CLUSTER).shard(new Shard(3, i)).clusterConnections(west).build());
+      RecordingSink sink = new RecordingSink("rec");
+      engine.putProfile("p", deploymentProfile());
+      engine.putSink(sink, fastSink());
+      TargetSpec spec = TargetSpec.builder(new TargetId("kollect", "remote"), "p")
+          .scope(TargetScope.namespaces("shard-remote")).sinkRefs(List.of("rec"))
+          .clusters(List.of("west")).build();
+      engine.putTarget(spec);
+      engine.start();
+      EngineIT.awaitStatus(engine, spec.id(), TargetStatus::ready);
+      assertThat(engine.awaitIdle(WAIT)).isTrue();
+      sinks.put(i, sink);
+    }
+    Set<String> union = new TreeSet<>();
+    for (int i = 0; i < 3; i++) {
+      Shard shard = new Shard(3, i);
+      Set<String> got = sinks.get(i).ops(Op.UPSERT).stream()
+          .peek(r -> assertThat(r.cluster()).isEqualTo("west"))
+          .map(r -> r.namespace() + "/" + r.name())
+          .collect(Collectors.toCollection(TreeSet::new));
+      Set<String> want = names.stream()
+          .filter(n -> shard.owns("west", "apps", "Deployment", "shard-remote", n))
+          .map(n -> "shard-remote/" + n).collect(Collectors.toCollection(TreeSet::new));
+      assertThat(got).as("shard %s", shard).isEqualTo(want);
+      assertThat(union).doesNotContainAnyElementsOf(got);
+      union.addAll(got);
+    }
+    assertThat(union).isEqualTo(ownedBy(Shard.NONE, "shard-remote", names));
+    // hashed with "west", not with the engine's own name: that split would differ. (Three
+    // shards, not two: FNV-1a's lowest bit is only the parity of the odd bytes, so modulo 2
+    // "it" and "west" happen to split these names alike.)
+    assertThat(ownedBy(new Shard(3, 0), "shard-remote", names)).isNotEqualTo(
+        names.stream().filter(n -> new Shard(3, 0).owns("west", "apps", "Deployment",
+            "shard-remote", n)).map(n -> "shard-remote/" + n)
+            .collect(Collectors.toCollection(TreeSet::new)));
+  }
+
   private static Set<String> exportNamespaces(Running r, ProfileSpec profile, TargetId id) {
     RecordingSink sink = new RecordingSink("ns-rec");
     r.engine().putProfile("namespaces", profile);
