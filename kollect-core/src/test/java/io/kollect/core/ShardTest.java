@@ -83,6 +83,26 @@ class ShardTest {
     }
   }
 
+  /**
+   * Documents a property of the hash the contract fixes (docs/architecture.md, Sharding): XOR
+   * with a byte then multiplication by an odd prime keep the lowest bit the parity of the odd
+   * bytes, so with two shards the owner depends on nothing else.
+   */
+  @Test
+  void moduloTwoIsTheParityOfTheOddBytes() {
+    String alphabet = "abcdefghijklmnopqrstuvwxyz0123456789/-.";
+    java.util.Random random = new java.util.Random(15);
+    for (int i = 0; i < 1_000; i++) {
+      StringBuilder sb = new StringBuilder();
+      for (int n = 1 + random.nextInt(40); n > 0; n--) {
+        sb.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      long oddBytes = sb.chars().filter(c -> (c & 1) == 1).count(); // ASCII: one byte per char
+      assertThat(Long.remainderUnsigned(Shard.fnv1a64(sb.toString()), 2))
+          .isEqualTo(1 ^ (oddBytes & 1));
+    }
+  }
+
   @Test
   void theSingleShardOwnsEverything() {
     assertThat(Shard.NONE.sharded()).isFalse();
