@@ -216,7 +216,7 @@ public final class KollectEngine implements AutoCloseable {
     this.shadows = new ShadowEvaluation(b.cluster, registry::lease,
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
         b.namespaceFilter, boundary, extractOptions, this::targetsUsing, Clock.systemUTC(),
-        b.shadowInterval);
+        b.shadowInterval, shard);
   }
 
   /**

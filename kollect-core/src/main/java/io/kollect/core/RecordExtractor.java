@@ -39,12 +39,6 @@ final class RecordExtractor {
   TargetRecords.Entry entry(TargetRecords records, ObjectKey key, GenericKubernetesResource obj,
       TargetRecords.Stamp stamp, RecordContext ctx) {
     String rv = obj.getMetadata().getResourceVersion();
-    if (!shard.owns(ctx.cluster(), key.type().group(), key.type().kind(), key.namespace(),
-        key.name())) {
-      // Only types every shard caches whole (Namespaces) get here: the informers drop other
-      // shards' objects of every other type. Their owner exports them.
-      return new TargetRecords.Entry(rv, stamp, null);
-    }
     TargetRecords.Entry old = records.get(key);
     if (old != null && old.matches(rv, stamp)) {
       return old;
@@ -59,6 +53,12 @@ final class RecordExtractor {
    */
   Object extract(CompiledProfile compiled, ResourceType type, GenericKubernetesResource obj,
       RecordContext ctx) {
+    if (!shard.owns(ctx.cluster(), type.group(), type.kind(), obj.getMetadata().getNamespace(),
+        obj.getMetadata().getName())) {
+      // Only types every shard caches whole (Namespaces) get here: the informers drop other
+      // shards' objects of every other type. Their owner exports them.
+      return null;
+    }
     JsonNode json = toJson.apply(obj);
     if (json instanceof ObjectNode on) {
       // List items may come without apiVersion/kind; the lease's type is authoritative.
