@@ -61,14 +61,12 @@ class ShardingIT {
     }
   }
 
-  private Running start(Shard shard, TargetScope scope, CheckpointStore checkpoints,
-      boolean closeAfterTest) {
+  /** Starts an engine, closed when the test ends (closing it earlier is fine: close is idempotent). */
+  private Running start(Shard shard, TargetScope scope, CheckpointStore checkpoints) {
     Map<ResourceType, Long> cached = new ConcurrentHashMap<>();
     KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster(CLUSTER)
         .shard(shard).checkpointStore(checkpoints).informerMetrics(counting(cached)).build();
-    if (closeAfterTest) {
-      api.closedAfterTest(engine);
-    }
+    api.closedAfterTest(engine);
     RecordingSink sink = new RecordingSink("rec");
     engine.putProfile("p", deploymentProfile());
     engine.putSink(sink, fastSink());
@@ -82,7 +80,7 @@ class ShardingIT {
   }
 
   private Running start(Shard shard, TargetScope scope) {
-    return start(shard, scope, CheckpointStore.none(), true);
+    return start(shard, scope, CheckpointStore.none());
   }
 
   private static InformerMetrics counting(Map<ResourceType, Long> cached) {
@@ -197,14 +195,14 @@ class ShardingIT {
     }
     for (int i = 0; i < 2; i++) {
       Running r = start(new Shard(2, i), scope,
-          new FileCheckpointStore(checkpointDirs.get(i)), false);
+          new FileCheckpointStore(checkpointDirs.get(i)));
       sinks.add(r.sink());
       r.engine().close(); // writes the final checkpoints
     }
     Map<Integer, Running> after = new HashMap<>();
     for (int i = 0; i < 3; i++) {
       Running r = start(new Shard(3, i), scope,
-          new FileCheckpointStore(checkpointDirs.get(i)), true);
+          new FileCheckpointStore(checkpointDirs.get(i)));
       after.put(i, r);
       sinks.add(r.sink());
     }
@@ -254,6 +252,63 @@ class ShardingIT {
         return owns(now, p[2], p[3]);
       });
     }
+  }
+
+  @Test
+  void whileOldAndNewShardCountsOverlapAReceiverFoldingBySequenceEndsWithTheClustersState() {
+    List<String> names = deployments("shard-roll", 18);
+    TargetScope scope = new TargetScope(List.of("shard-roll"), null, null, List.of());
+    List<RecordingSink> sinks = new ArrayList<>();
+    List<KollectEngine> old = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      Running r = start(new Shard(2, i), scope, CheckpointStore.none());
+      old.add(r.engine());
+      sinks.add(r.sink());
+    }
+    // the new pods start while the old ones still run (a rolling update)
+    List<Running> fresh = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Running r = start(new Shard(3, i), scope, CheckpointStore.none());
+      fresh.add(r);
+      sinks.add(r.sink());
+    }
+    // changes during the overlap reach the old and the new owner of each object
+    api.cluster().client().apps().deployments().inNamespace("shard-roll").withName("d-1")
+        .edit(d -> { d.getSpec().setReplicas(7); return d; });
+    api.cluster().client().apps().deployments().inNamespace("shard-roll").withName("d-2")
+        .delete();
+    // both the old and the new owner send each change
+    for (List<RecordingSink> owners : List.of(sinks.subList(0, 2), sinks.subList(2, 5))) {
+      await().atMost(WAIT).until(() -> owners.stream().anyMatch(sink ->
+          sink.of("shard-roll", "d-2").stream().anyMatch(x -> x.op() == Op.DELETE)));
+      await().atMost(WAIT).until(() -> owners.stream().anyMatch(sink ->
+          sink.of("shard-roll", "d-1").stream().anyMatch(x -> x.op() == Op.UPSERT
+              && x.fields().get("replicas").asInt() == 7)));
+    }
+    for (KollectEngine e : old) {
+      e.close();
+    }
+    for (Running r : fresh) {
+      assertThat(r.engine().awaitIdle(WAIT)).isTrue();
+    }
+
+    Map<String, Record> folded = new HashMap<>();
+    for (RecordingSink sink : sinks) {
+      for (Record r : sink.records()) {
+        folded.merge(r.key(), r, (a, b) -> a.sequence() >= b.sequence() ? a : b);
+      }
+    }
+    Set<String> live = new TreeSet<>();
+    folded.values().stream().filter(r -> r.op() == Op.UPSERT)
+        .forEach(r -> live.add(r.namespace() + "/" + r.name()));
+    Set<String> want = ownedBy(Shard.NONE, "shard-roll", names);
+    want.remove("shard-roll/d-2");
+    assertThat(live).isEqualTo(want);
+    assertThat(folded.get(key("d-1")).fields().get("replicas").asInt()).isEqualTo(7);
+  }
+
+  private static String key(String name) {
+    return "apps/Deployment/shard-roll/" + name;
   }
 
   @Test
