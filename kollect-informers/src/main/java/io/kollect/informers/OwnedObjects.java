@@ -17,10 +17,11 @@ import java.util.List;
  * an add or update whatever the store does with the object, and its indexer keeps what it was
  * given. Filtering the list pages and the watch events is the only point before all three.
  *
- * <p>A dropped watch event still moves the reflector's resourceVersion on: it is passed on as a
- * {@code BOOKMARK} carrying only that version (a bookmark updates the version and touches nothing
- * else), so a watch restarted after a stream of events for other shards' objects resumes from the
- * newest version instead of replaying them.
+ * <p>A dropped watch event is passed on as a {@code BOOKMARK} carrying only its resourceVersion (a
+ * bookmark updates the reflector's version and touches nothing else), so the informer's {@code
+ * lastSyncResourceVersion()} follows the stream as it would unsharded. Re-opened watches do not
+ * depend on it: fabric8's watch manager resumes from the last version it received, and it sits
+ * before this filter, so it saw the dropped events too; a relist starts from a fresh list.
  */
 final class OwnedObjects {
 
