@@ -88,6 +88,9 @@ public final class KollectEngine implements AutoCloseable {
   /** The other clusters targets read, opened and closed with the units that read them. */
   private final OpenClusters clusters;
   private final int workerCount;
+  /** This engine's part of the objects when the work is split over replicas. */
+  private final Shard shard;
+  private final String cluster;
   private final int warnObjectsPerTarget;
   private final Duration lastExportNotifyInterval;
   private final WorkQueue<TargetId> queue;
@@ -121,6 +124,8 @@ public final class KollectEngine implements AutoCloseable {
 
   private KollectEngine(Builder b) {
     this.workerCount = b.workers;
+    this.shard = b.shard;
+    this.cluster = b.cluster;
     this.warnObjectsPerTarget = b.warnObjectsPerTarget;
     this.lastExportNotifyInterval = b.lastExportNotifyInterval;
     this.deliveryStatusInterval = b.deliveryStatusInterval;
@@ -129,6 +134,13 @@ public final class KollectEngine implements AutoCloseable {
     InformerOptions informerOptions = b.informerOptions != null ? b.informerOptions
         : InformerOptions.defaults().withCluster(b.cluster).withResyncPeriod(b.resyncPeriod)
             .withMetrics(b.informerMetrics);
+    if (shard.sharded()) {
+      // Objects of other shards are dropped before the caches. The registry hashes with its own
+      // cluster name (each remote cluster's registry with that cluster's), so the local one must
+      // carry the name the records carry, or the two filters would disagree.
+      Shard s = shard;
+      informerOptions = informerOptions.withCluster(b.cluster).withOwnership(s::owns);
+    }
     this.queue = new WorkQueue<>(RateLimiter.controllerDefault(b.retryBaseDelay, b.retryMaxDelay,
         b.retryQps, b.retryBurst, RateLimiter.Ticker.SYSTEM), RateLimiter.Ticker.SYSTEM);
     this.registry = new InformerRegistry(b.client, informerOptions);
@@ -136,7 +148,12 @@ public final class KollectEngine implements AutoCloseable {
         informerOptions, InformerRegistry::new, this::clusterHealthChanged);
     this.views = new ClusterInventoryView(inventoryView, b.cluster);
     this.checkpoints = new RetainingCheckpointStore(b.checkpointStore);
+    String localCluster = b.cluster;
+    Shard s = shard;
     this.exporter = Exporter.builder().checkpointStore(checkpoints).metrics(b.exportMetrics)
+        // after a change of the shard count, checkpointed objects another shard owns now are
+        // forgotten without tombstones: their new owner sends them
+        .ownedKeys((exportKey, recordKey) -> ownsRecord(s, localCluster, exportKey, recordKey))
         .build();
     String hostInventory = null;
     if (b.inventorySink != null) {
@@ -193,13 +210,39 @@ public final class KollectEngine implements AutoCloseable {
         hostInventory, index, queue, b.namespaceFilter,
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
         Clock.systemUTC(), boundary, new RequestedProjections(), LeaseSignals.FROM_LEASE_STATUS,
-        b.fullPassInterval, clusters);
+        b.fullPassInterval, clusters, shard);
     this.circuits = b.circuitFailures > 0
         ? new CircuitBreaker(b.circuitFailures, b.circuitMaxCooldown) : CircuitBreaker.off();
     this.shadows = new ShadowEvaluation(b.cluster, registry::lease,
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
         b.namespaceFilter, boundary, extractOptions, this::targetsUsing, Clock.systemUTC(),
-        b.shadowInterval);
+        b.shadowInterval, shard);
+  }
+
+  /**
+   * Whether {@code shard} owns the object of a record key ({@code group/kind/namespace/name}) of an
+   * export target ({@link UnitKey#exportKey}: {@code ns/name} for the engine's own cluster,
+   * {@code cluster/ns/name} for another). A key of another shape is kept: it was not written by
+   * this engine's reading of objects.
+   */
+  static boolean ownsRecord(Shard shard, String localCluster, String exportKey,
+      String recordKey) {
+    if (!shard.sharded()) {
+      return true;
+    }
+    String[] k = recordKey.split("/", 4);
+    if (k.length != 4) {
+      return true;
+    }
+    int slash = exportKey.indexOf('/');
+    boolean remote = slash > 0 && exportKey.indexOf('/', slash + 1) > 0;
+    String cluster = remote ? exportKey.substring(0, slash) : localCluster;
+    return shard.owns(cluster, k[0], k[1], k[2], k[3]);
+  }
+
+  /** This engine's shard ({@link Shard#NONE} when the work is not split). */
+  public Shard shard() {
+    return shard;
   }
 
   /** The units reading with {@code profile}: a fanned-out target's per-cluster units, else it. */
@@ -441,6 +484,10 @@ public final class KollectEngine implements AutoCloseable {
           TimeUnit.MILLISECONDS);
       clusters.start();
       started = true;
+      if (shard.sharded()) {
+        LOG.info("Engine for cluster {} is shard {} of {}: it reads, exports and checkpoints only "
+            + "the objects that hash to it", cluster, shard.index(), shard.total());
+      }
     }
     targets.keySet().forEach(this::fullPass);
   }
@@ -940,6 +987,7 @@ public final class KollectEngine implements AutoCloseable {
     private Duration circuitMaxCooldown = Duration.ofMinutes(10);
     private int warnObjectsPerTarget = Cardinality.DEFAULT_WARN_OBJECTS;
     private ClusterConnections clusterConnections = ClusterConnections.none();
+    private Shard shard = Shard.NONE;
 
     private Builder(KubernetesClient client) {
       this.client = Objects.requireNonNull(client, "client");
@@ -993,6 +1041,19 @@ public final class KollectEngine implements AutoCloseable {
     public Builder cluster(String cluster) {
       requireName(cluster, "cluster");
       this.cluster = cluster;
+      return this;
+    }
+
+    /**
+     * This engine's part of the objects when several engines split one cluster's (and its
+     * remote clusters') objects between them (default {@link Shard#NONE}: all of them). An object
+     * belongs to exactly one shard (see {@link Shard}); this engine drops the others before its
+     * informer caches, exports records only of its own, and on start forgets, without a DELETE,
+     * checkpointed records of objects another shard owns now. Namespaces and CRDs are still read
+     * whole (namespace selectors need them all); Namespace records are filtered like any other.
+     */
+    public Builder shard(Shard shard) {
+      this.shard = Objects.requireNonNull(shard, "shard");
       return this;
     }
 

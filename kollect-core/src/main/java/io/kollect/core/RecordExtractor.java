@@ -20,9 +20,16 @@ final class RecordExtractor {
   private static final Logger LOG = LoggerFactory.getLogger(TargetReconciler.class);
 
   private final Function<GenericKubernetesResource, JsonNode> toJson;
+  private final Shard shard;
 
   RecordExtractor(Function<GenericKubernetesResource, JsonNode> toJson) {
+    this(toJson, Shard.NONE);
+  }
+
+  /** @param shard the objects this engine owns: another shard's object yields no record */
+  RecordExtractor(Function<GenericKubernetesResource, JsonNode> toJson, Shard shard) {
     this.toJson = toJson;
+    this.shard = shard;
   }
 
   /**
@@ -46,6 +53,12 @@ final class RecordExtractor {
    */
   Object extract(CompiledProfile compiled, ResourceType type, GenericKubernetesResource obj,
       RecordContext ctx) {
+    if (!shard.owns(ctx.cluster(), type.group(), type.kind(), obj.getMetadata().getNamespace(),
+        obj.getMetadata().getName())) {
+      // Only types every shard caches whole (Namespaces) get here: the informers drop other
+      // shards' objects of every other type. Their owner exports them.
+      return null;
+    }
     JsonNode json = toJson.apply(obj);
     if (json instanceof ObjectNode on) {
       // List items may come without apiVersion/kind; the lease's type is authoritative.

@@ -102,9 +102,18 @@ final class ShadowEvaluation implements AutoCloseable {
       Function<GenericKubernetesResource, JsonNode> toJson, Predicate<String> namespaceFilter,
       TenantBoundary boundary, ExtractOptions extractOptions, Targets targets, Clock clock,
       Duration interval) {
+    this(cluster, leases, toJson, namespaceFilter, boundary, extractOptions, targets, clock,
+        interval, Shard.NONE);
+  }
+
+  /** @param shard the objects this engine owns: a candidate profile sees only those */
+  ShadowEvaluation(String cluster, BiFunction<LeaseRequest, LeaseListener, InformerLease> leases,
+      Function<GenericKubernetesResource, JsonNode> toJson, Predicate<String> namespaceFilter,
+      TenantBoundary boundary, ExtractOptions extractOptions, Targets targets, Clock clock,
+      Duration interval, Shard shard) {
     this.cluster = cluster;
     this.leases = leases;
-    this.extractor = new RecordExtractor(toJson);
+    this.extractor = new RecordExtractor(toJson, shard);
     this.namespaceFilter = namespaceFilter;
     this.boundary = boundary;
     this.extractOptions = extractOptions;

@@ -148,6 +148,16 @@ final class TargetReconciler {
       Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
       Clock clock, TenantBoundary boundary, RequestedProjections projections,
       LeaseSignals signals, Duration fullPassInterval, OpenClusters clusters) {
+    this(cluster, inputs, exporter, views, hostInventorySink, index, queue, namespaceFilter,
+        toJson, clock, boundary, projections, signals, fullPassInterval, clusters, Shard.NONE);
+  }
+
+  /** @param shard the objects this engine owns; the others yield no record */
+  TargetReconciler(String cluster, Inputs inputs, Exporter exporter, ClusterInventoryView views,
+      String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
+      Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
+      Clock clock, TenantBoundary boundary, RequestedProjections projections,
+      LeaseSignals signals, Duration fullPassInterval, OpenClusters clusters, Shard shard) {
     this.clusters = clusters;
     this.inputs = inputs;
     this.exporter = exporter;
@@ -158,7 +168,7 @@ final class TargetReconciler {
     this.fullPassIntervalNanos = fullPassInterval.toNanos();
     this.handOver = new HandOver(exporter, views, clock);
     NamespaceScope namespaces = new NamespaceScope(inputs::lease, index, namespaceFilter);
-    RecordExtractor extractor = new RecordExtractor(toJson);
+    RecordExtractor extractor = new RecordExtractor(toJson, shard);
     this.fullPass = new FullPass(cluster, inputs, hostInventorySink, namespaces,
         new LeasePlan(inputs::lease, index, projections), new SyncGate(boundary, signals),
         boundary, extractor, projections, signals, handOver, index);

@@ -25,6 +25,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,6 +77,8 @@ public final class Exporter implements AutoCloseable {
   private final Clock clock;
   private final SequenceClock sequences;
   private final Duration closeTimeout;
+  /** Which (target, record key) this exporter answers for; see {@link Builder#ownedKeys}. */
+  private final BiPredicate<String, String> ownedKeys;
   private final ConcurrentHashMap<String, DeliveryChannel> channels = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, ScheduledFuture<?>> heartbeats = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, TargetState> targets = new ConcurrentHashMap<>();
@@ -93,6 +96,7 @@ public final class Exporter implements AutoCloseable {
     this.clock = b.clock;
     this.sequences = new SequenceClock(b.clock);
     this.closeTimeout = b.closeTimeout;
+    this.ownedKeys = b.ownedKeys;
     this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "kollect-export-scheduler");
       t.setDaemon(true);
@@ -116,8 +120,23 @@ public final class Exporter implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private Duration closeTimeout = Duration.ofSeconds(5);
     private Duration checkpointInterval = Duration.ofSeconds(1);
+    private BiPredicate<String, String> ownedKeys = (target, key) -> true;
 
     private Builder() {}
+
+    /**
+     * Which record keys of a target this exporter answers for (default: all). A checkpointed key
+     * that fails the test is dropped when its checkpoint is loaded, silently: no DELETE, no
+     * heartbeat, and it leaves the stored checkpoint too. This is how a shard forgets the objects
+     * a change of the shard count gave to another shard, which sends them itself; a tombstone
+     * here would delete, at the receiver, what the new owner keeps sending.
+     *
+     * @param owned tested with the target (as passed to {@link #converge}) and the record key
+     */
+    public Builder ownedKeys(BiPredicate<String, String> owned) {
+      this.ownedKeys = Objects.requireNonNull(owned, "owned");
+      return this;
+    }
 
     /** Where acknowledged state survives restarts (default: nowhere). */
     public Builder checkpointStore(CheckpointStore store) {
@@ -673,12 +692,34 @@ public final class Exporter implements AutoCloseable {
         }
       }
       Map<String, ExportedEntry> out = new LinkedHashMap<>(loaded);
+      Set<String> disowned = new HashSet<>();
+      out.keySet().removeIf(k -> !ownedKeys.test(target, k) && disowned.add(k));
+      if (!disowned.isEmpty()) {
+        forgetDisowned(target, sink, disowned);
+      }
       out.replaceAll((k, e) -> e.withSequence(sequences.next()));
       return out;
     } catch (RuntimeException e) {
       LOG.warn("cannot load checkpoint of target {} sink {}; treating it as empty (objects deleted "
           + "while the exporter was down get no tombstone): {}", target, sink, e.toString());
       return Map.of();
+    }
+  }
+
+  /**
+   * Removes keys another exporter now answers for from the stored checkpoint, so a later restart
+   * does not load them again. Their sequences were observed above all the same: a key that comes
+   * back to this exporter later continues above them.
+   */
+  private void forgetDisowned(String target, String sink, Set<String> disowned) {
+    LOG.info("target {} sink {}: {} checkpointed records belong to another shard now; forgetting "
+        + "them without tombstones", target, sink, disowned.size());
+    try {
+      checkpoints.apply(target, sink, Map.of(), disowned);
+    } catch (RuntimeException e) {
+      // harmless: the next load drops them again
+      LOG.warn("cannot remove records of another shard from the checkpoint of target {} sink {}: "
+          + "{}", target, sink, e.toString());
     }
   }
 

@@ -55,7 +55,7 @@ final class InformerHandle implements InformerSet.Member {
     Informable<GenericKubernetesResource> informable =
         ScopePlanner.ALL.equals(scope) ? op.inAnyNamespace() : op.inNamespace(scope);
     this.informer = LivenessListerWatcher.informer(informable, liveness, options.listPageSize(),
-        options.resyncPeriod().toMillis());
+        options.resyncPeriod().toMillis(), OwnedObjects.of(options, owner.type));
     informer.itemStore(store);
     informer.exceptionHandler((isStarted, t) -> {
       if (stopped) {

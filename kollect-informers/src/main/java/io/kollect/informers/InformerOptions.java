@@ -21,6 +21,8 @@ import java.time.Duration;
  *     still served by one informer per namespace; more, or any lease reading all namespaces, and
  *     the type gets one cluster-wide informer, if cluster-wide list and watch are allowed. Zero
  *     or more
+ * @param ownership which objects this process owns when sharded ({@link ObjectOwnership#ALL}:
+ *     every object); the others never reach the informers' caches
  */
 public record InformerOptions(
     String cluster,
@@ -31,7 +33,8 @@ public record InformerOptions(
     InformerMetrics metrics,
     Duration watchLiveness,
     int listPageSize,
-    int clusterWideThreshold) {
+    int clusterWideThreshold,
+    ObjectOwnership ownership) {
 
   /** The default {@link #watchLiveness()}. */
   public static final Duration DEFAULT_WATCH_LIVENESS = Duration.ofSeconds(60);
@@ -39,6 +42,18 @@ public record InformerOptions(
   public static final int DEFAULT_LIST_PAGE_SIZE = 500;
   /** The default {@link #clusterWideThreshold()}. */
   public static final int DEFAULT_CLUSTER_WIDE_THRESHOLD = 8;
+
+  public InformerOptions {
+    ownership = ownership == null ? ObjectOwnership.ALL : ownership;
+  }
+
+  /** Settings that own every object (no sharding). */
+  public InformerOptions(String cluster, Duration resyncPeriod, Duration releaseGrace,
+      Duration forbiddenRetry, Duration discoveryInterval, InformerMetrics metrics,
+      Duration watchLiveness, int listPageSize, int clusterWideThreshold) {
+    this(cluster, resyncPeriod, releaseGrace, forbiddenRetry, discoveryInterval, metrics,
+        watchLiveness, listPageSize, clusterWideThreshold, ObjectOwnership.ALL);
+  }
 
   /**
    * Settings with the default cluster-wide threshold (8).
@@ -68,44 +83,44 @@ public record InformerOptions(
 
   public InformerOptions withCluster(String c) {
     return new InformerOptions(c, resyncPeriod, releaseGrace, forbiddenRetry, discoveryInterval,
-        metrics, watchLiveness, listPageSize, clusterWideThreshold);
+        metrics, watchLiveness, listPageSize, clusterWideThreshold, ownership);
   }
 
   public InformerOptions withResyncPeriod(Duration d) {
     return new InformerOptions(cluster, d, releaseGrace, forbiddenRetry, discoveryInterval,
-        metrics, watchLiveness, listPageSize, clusterWideThreshold);
+        metrics, watchLiveness, listPageSize, clusterWideThreshold, ownership);
   }
 
   public InformerOptions withReleaseGrace(Duration d) {
     return new InformerOptions(cluster, resyncPeriod, d, forbiddenRetry, discoveryInterval,
-        metrics, watchLiveness, listPageSize, clusterWideThreshold);
+        metrics, watchLiveness, listPageSize, clusterWideThreshold, ownership);
   }
 
   public InformerOptions withForbiddenRetry(Duration d) {
     return new InformerOptions(cluster, resyncPeriod, releaseGrace, d, discoveryInterval,
-        metrics, watchLiveness, listPageSize, clusterWideThreshold);
+        metrics, watchLiveness, listPageSize, clusterWideThreshold, ownership);
   }
 
   public InformerOptions withDiscoveryInterval(Duration d) {
     return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry, d,
-        metrics, watchLiveness, listPageSize, clusterWideThreshold);
+        metrics, watchLiveness, listPageSize, clusterWideThreshold, ownership);
   }
 
   public InformerOptions withMetrics(InformerMetrics m) {
     return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry,
-        discoveryInterval, m, watchLiveness, listPageSize, clusterWideThreshold);
+        discoveryInterval, m, watchLiveness, listPageSize, clusterWideThreshold, ownership);
   }
 
   /** The liveness window of every watch (default 60 s); see {@link #watchLiveness()}. */
   public InformerOptions withWatchLiveness(Duration d) {
     return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry,
-        discoveryInterval, metrics, d, listPageSize, clusterWideThreshold);
+        discoveryInterval, metrics, d, listPageSize, clusterWideThreshold, ownership);
   }
 
   /** Objects per page of an informer's list (default 500). */
   public InformerOptions withListPageSize(int n) {
     return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry,
-        discoveryInterval, metrics, watchLiveness, n, clusterWideThreshold);
+        discoveryInterval, metrics, watchLiveness, n, clusterWideThreshold, ownership);
   }
 
   /**
@@ -114,6 +129,15 @@ public record InformerOptions(
    */
   public InformerOptions withClusterWideThreshold(int n) {
     return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry,
-        discoveryInterval, metrics, watchLiveness, listPageSize, n);
+        discoveryInterval, metrics, watchLiveness, listPageSize, n, ownership);
+  }
+
+  /**
+   * Which objects this process owns (default: all); see {@link ObjectOwnership}. The cluster
+   * passed to it is {@link #cluster()}, so set the cluster name first or keep it consistent.
+   */
+  public InformerOptions withOwnership(ObjectOwnership o) {
+    return new InformerOptions(cluster, resyncPeriod, releaseGrace, forbiddenRetry,
+        discoveryInterval, metrics, watchLiveness, listPageSize, clusterWideThreshold, o);
   }
 }

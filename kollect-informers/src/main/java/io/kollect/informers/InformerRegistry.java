@@ -433,7 +433,7 @@ public final class InformerRegistry implements AutoCloseable {
           });
       SharedIndexInformer<GenericKubernetesResource> informer = LivenessListerWatcher.informer(
           client.genericKubernetesResources(CRD_CONTEXT).inAnyNamespace(), liveness,
-          options.listPageSize(), 0);
+          options.listPageSize(), 0, null); // discovery needs every CRD, sharded or not
       crdLiveness = liveness;
       // the registry needs only which group a CRD belongs to
       informer.itemStore(new TrimmingItemStore(ObjectProjection.of(

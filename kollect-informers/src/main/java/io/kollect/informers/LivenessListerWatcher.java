@@ -36,28 +36,34 @@ final class LivenessListerWatcher
   private final WatchLiveness liveness;
   private final HttpClient watchClient;
   private final long pageSize;
+  /** Drops objects other shards own, {@code null} to keep all. */
+  private final OwnedObjects owned;
 
   /**
    * A fabric8 informer (not started) over Kollect's list and watch of {@code informable}. A client
-   * that is not fabric8's own implementation (a test double) gets fabric8's informer unchanged.
+   * that is not fabric8's own implementation (a test double) gets fabric8's informer unchanged
+   * (and unfiltered).
+   *
+   * @param owned the objects to keep ({@code null}: all)
    */
   @SuppressWarnings("unchecked")
   static SharedIndexInformer<GenericKubernetesResource> informer(
       Informable<GenericKubernetesResource> informable, WatchLiveness liveness, int pageSize,
-      long resyncMillis) {
+      long resyncMillis, OwnedObjects owned) {
     if (!(informable instanceof BaseOperation<?, ?, ?> base)) {
       return informable.runnableInformer(resyncMillis);
     }
     var operation = (BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?>) base;
     return new DefaultSharedIndexInformer<>(GenericKubernetesResource.class,
-        new LivenessListerWatcher(operation, liveness, pageSize), resyncMillis,
+        new LivenessListerWatcher(operation, liveness, pageSize, owned), resyncMillis,
         operation.getOperationContext().getExecutor());
   }
 
   LivenessListerWatcher(
       BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?> operation,
-      WatchLiveness liveness, int pageSize) {
+      WatchLiveness liveness, int pageSize, OwnedObjects owned) {
     this.operation = operation;
+    this.owned = owned;
     this.liveness = liveness;
     this.pageSize = pageSize;
     this.watchClient = operation.getOperationContext().getHttpClient().newBuilder()
@@ -69,13 +75,16 @@ final class LivenessListerWatcher
   public CompletableFuture<GenericKubernetesResourceList> submitList(ListOptions listOptions) {
     // fabric8 already sets the page size (getLimit) and the continue token; the request carries
     // the client's request timeout
-    return operation.submitList(listOptions).whenComplete((list, failure) -> {
-      if (failure == null) {
-        liveness.listed();
-      } else {
-        liveness.listFailed(failure);
-      }
-    });
+    CompletableFuture<GenericKubernetesResourceList> page =
+        operation.submitList(listOptions).whenComplete((list, failure) -> {
+          if (failure == null) {
+            liveness.listed();
+          } else {
+            liveness.listFailed(failure);
+          }
+        });
+    // other shards' objects leave with the page, before the reflector stores any of it
+    return owned == null ? page : page.thenApply(owned::filter);
   }
 
   @Override
@@ -88,7 +97,10 @@ final class LivenessListerWatcher
       // the manager re-opens each ended request from the last resourceVersion it saw, with the
       // same options; fabric8's Reflector relists only on 410 Gone
       WatchHTTPManager<GenericKubernetesResource, GenericKubernetesResourceList> watch =
-          new WatchHTTPManager<>(watchClient, operation, options, liveness.observe(watcher),
+          new WatchHTTPManager<>(watchClient, operation, options,
+              // liveness sees every event (a shard's quiet watch is not a dead one); the
+              // reflector only the owned objects'
+              liveness.observe(owned == null ? watcher : owned.watcher(watcher)),
               config.getWatchReconnectInterval(), config.getWatchReconnectLimit());
       liveness.watching(watch);
       return CompletableFuture.completedFuture(watch);
