@@ -88,6 +88,8 @@ final class CustomResourceFeed implements AutoCloseable {
   private final Map<String, List<String>> sinkWarnings = new ConcurrentHashMap<>();
   /** Validation problems of KollectProfiles by name. */
   private final Map<String, String> profileProblems = new ConcurrentHashMap<>();
+  /** The kafka sinks among them: topic checks and producer metrics (issue 15). */
+  private final KafkaSinkChecks kafkaSinks;
   private volatile KindWatch<KollectProfile> profiles;
   private volatile KindWatch<KollectSink> sinks;
   private volatile KindWatch<KollectTarget> targets;
@@ -116,6 +118,14 @@ final class CustomResourceFeed implements AutoCloseable {
     this.defaultServiceAccount = settings.defaultServiceAccount();
     this.resyncMillis = settings.resyncMillis();
     this.clock = clock;
+    this.kafkaSinks = new KafkaSinkChecks(name -> {
+      KindWatch<KollectSink> watch = sinks;
+      if (watch != null) {
+        watch.list().stream().filter(k -> name.equals(CrTranslation.sinkName(
+            k.getMetadata().getNamespace(), k.getMetadata().getName())))
+            .findFirst().ifPresent(this::writeSinkStatus);
+      }
+    }, clock);
     this.profileInput = new ProfileInput() {
       @Override
       public void put(KollectProfile profile, ProfileSpec spec) {
@@ -283,6 +293,7 @@ final class CustomResourceFeed implements AutoCloseable {
       // Before the sink is put, so a sink created suspended is handed nothing.
       engine.setSinkSuspended(name, suspend);
       engine.putSink(built.sink(), built.options());
+      kafkaSinks.put(name, built.sink());
       appliedSinks.put(name, settings);
       sinkProblems.remove(name);
       sinkWarnings.put(name, built.warnings());
@@ -290,6 +301,7 @@ final class CustomResourceFeed implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       sinkProblems.put(name, "KollectSink " + name + ": " + ProblemReports.firstLine(e.getMessage()));
       engine.removeSink(name);
+      kafkaSinks.remove(name);
       appliedSinks.remove(name);
     }
     reportSink(sink);
@@ -312,6 +324,7 @@ final class CustomResourceFeed implements AutoCloseable {
         sink.getMetadata().getName());
     watch.cached(name).ifPresent(cached -> status.write(cached, ResourceStatuses.sink(sink,
         sinkProblems.get(name), metrics.delivery(name), sinkWarnings.getOrDefault(name, List.of()),
+        kafkaSinks.topicCheck(name),
         targetsUsing(sink.getMetadata().getNamespace(), sink.getMetadata().getName()),
         clock.instant())));
   }
@@ -321,10 +334,14 @@ final class CustomResourceFeed implements AutoCloseable {
    * whose problem is a missing Secret is configured again (the Secret may exist now).
    */
   void recheckSinks() {
+    if (metrics != null) {
+      kafkaSinks.publish(metrics);
+    }
     KindWatch<KollectSink> watch = sinks;
     if (!leader.getAsBoolean() || watch == null) {
       return;
     }
+    kafkaSinks.recheck();
     for (KollectSink sink : watch.list()) {
       if (namespaceFilter.test(sink.getMetadata().getNamespace())) {
         String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
@@ -343,6 +360,7 @@ final class CustomResourceFeed implements AutoCloseable {
     String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
         sink.getMetadata().getName());
     engine.removeSink(name);
+    kafkaSinks.remove(name);
     appliedSinks.remove(name);
     sinkProblems.remove(name);
     sinkWarnings.remove(name);
@@ -525,6 +543,7 @@ final class CustomResourceFeed implements AutoCloseable {
 
   @Override
   public void close() {
+    kafkaSinks.close();
     for (KindWatch<?> watch : new java.util.ArrayList<>(java.util.Arrays.asList(
         targets, sinks, profiles))) {
       if (watch != null) {

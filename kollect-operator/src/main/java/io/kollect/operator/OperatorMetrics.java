@@ -88,6 +88,44 @@ final class OperatorMetrics implements ExportMetrics, InformerMetrics {
     });
   }
 
+  /**
+   * kafka-clients producer metrics published per kafka sink: name in the client, meter name. Gauges
+   * mirroring the client's values, so the client's cumulative {@code record-error-total} is named
+   * without {@code _total}, which Prometheus keeps for counters.
+   */
+  private static final Map<String, String> KAFKA_PRODUCER_METRICS = Map.of(
+      "producer-metrics:record-send-rate", "kollect_kafka_producer_record_send_rate",
+      "producer-metrics:request-latency-avg", "kollect_kafka_producer_request_latency_avg_ms",
+      "producer-metrics:record-error-total", "kollect_kafka_producer_record_errors");
+  /** Gauges of fractional values (producer rates), as the bits of a double. */
+  private final Map<String, AtomicLong> doubleGauges = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * A kafka sink's lag (messages handed to the producer and not yet acknowledged by the brokers)
+   * and a few of its producer's own metrics ({@link
+   * io.kollect.export.kafka.KafkaSink#producerMetrics()}), tagged by sink.
+   */
+  void kafkaSink(String sink, long lag, Map<String, Double> producer) {
+    gauge("kollect_export_kafka_lag",
+        "Messages handed to a kafka sink's producer and not yet acknowledged", "sink", sink)
+        .set(lag);
+    producer.forEach((key, value) -> {
+      // keys are group:name{tags}; the producer-wide group carries only the client-id tag
+      int brace = key.indexOf('{');
+      String meter = KAFKA_PRODUCER_METRICS.get(brace < 0 ? key : key.substring(0, brace));
+      if (meter != null) {
+        doubleGauges.computeIfAbsent(meter + "|" + sink, k -> {
+          AtomicLong bits = new AtomicLong(Double.doubleToLongBits(Double.NaN));
+          Gauge.builder(meter, bits, b -> Double.longBitsToDouble(b.get()))
+              .description("kafka-clients producer metric " + key.substring(0,
+                  brace < 0 ? key.length() : brace) + " of a kafka sink")
+              .tags("sink", sink).register(registry);
+          return bits;
+        }).set(Double.doubleToLongBits(value));
+      }
+    });
+  }
+
   @Override
   public void sent(String sink, int records) {
     counter("kollect_export_records_sent", "Records delivered to a sink", "sink", sink)

@@ -1,6 +1,7 @@
 package io.kollect.operator;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.kollect.export.kafka.TopicCheck;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectProfileStatus;
 import io.kollect.operator.crd.KollectSink;
@@ -52,6 +53,19 @@ final class ResourceStatuses {
    */
   static KollectSinkStatus sink(KollectSink sink, String problem, OperatorMetrics.Delivery delivery,
       List<String> warnings, int targets, Instant now) {
+    return sink(sink, problem, delivery, warnings, null, targets, now);
+  }
+
+  /**
+   * A sink as {@link #sink(KollectSink, String, OperatorMetrics.Delivery, List, int, Instant)},
+   * and for a kafka sink its last topic check: a missing or unreachable topic is {@code
+   * Ready=False} with the check's reason and message (nothing can be written), a topic that is not
+   * compacted a {@code Warning} condition (writes go on, but deleted objects are never forgotten).
+   *
+   * @param topic the kafka sink's last topic check; {@code null} for other sink types
+   */
+  static KollectSinkStatus sink(KollectSink sink, String problem, OperatorMetrics.Delivery delivery,
+      List<String> warnings, TopicCheck topic, int targets, Instant now) {
     long generation = generation(sink.getMetadata().getGeneration());
     List<Condition> previous = sink.getStatus() == null || sink.getStatus().conditions() == null
         ? List.of() : sink.getStatus().conditions();
@@ -65,6 +79,9 @@ final class ResourceStatuses {
           + "what changed meanwhile";
       conditions.add(CrTranslation.kept(previous, "Ready", "False", "Suspended", message, now, generation));
       conditions.add(CrTranslation.kept(previous, "Degraded", "False", "Suspended", message, now, generation));
+    } else if (topic != null && topic.status() == TopicCheck.Status.ERROR) {
+      conditions.add(CrTranslation.kept(previous, "Ready", "False", topic.reason(), topic.message(), now, generation));
+      conditions.add(CrTranslation.kept(previous, "Degraded", "True", topic.reason(), topic.message(), now, generation));
     } else if (delivery.failing()) {
       String message = "deliveries are failing since " + CrTranslation.rfc3339(delivery.failingSince())
           + " (" + delivery.failedRecords() + " records in failed attempts, retrying); last success "
@@ -78,6 +95,10 @@ final class ResourceStatuses {
     if (problem == null && !warnings.isEmpty()) {
       conditions.add(CrTranslation.kept(previous, "Insecure", "True", "InsecureSkipVerify",
           String.join("; ", warnings), now, generation));
+    }
+    if (problem == null && topic != null && topic.status() == TopicCheck.Status.WARNING) {
+      conditions.add(CrTranslation.kept(previous, "Warning", "True", topic.reason(), topic.message(),
+          now, generation));
     }
     return new KollectSinkStatus(generation, conditions, targets);
   }

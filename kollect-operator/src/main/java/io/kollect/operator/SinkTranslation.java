@@ -8,6 +8,8 @@ import io.kollect.export.TlsConfig;
 import io.kollect.export.Sink;
 import io.kollect.export.SinkOptions;
 import io.kollect.export.StdoutSink;
+import io.kollect.export.kafka.KafkaSink;
+import io.kollect.export.kafka.KafkaSinkConfig;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectSinkSpec;
 import java.net.URI;
@@ -40,6 +42,9 @@ final class SinkTranslation {
       + "certificate and host name are not verified, so anyone on the network path can read and "
       + "change the records; use caSecretRef instead";
 
+  /** {@code host:port} or {@code [ipv6]:port} of a Kafka broker. */
+  static final String HOST_PORT = "^[^\\s:/\\[\\]]+:[0-9]{1,5}$|^\\[[0-9a-fA-F:.]+\\]:[0-9]{1,5}$";
+
   private final SecretValues secrets;
 
   SinkTranslation(KubernetesClient client) {
@@ -54,9 +59,14 @@ final class SinkTranslation {
   Built build(String name, KollectSink resource) {
     KollectSinkSpec spec = resource.getSpec();
     if (spec == null || spec.type() == null) {
-      throw new IllegalArgumentException("spec.type: is missing (stdout, file or http)");
+      throw new IllegalArgumentException("spec.type: is missing (stdout, file, http or kafka)");
     }
     SinkOptions options = options(spec);
+    if (spec.tls() != null && spec.type() == KollectSinkSpec.Type.KAFKA) {
+      // the kafka block has its own tls (no insecureSkipVerify: the kafka client always verifies)
+      throw new IllegalArgumentException("spec.tls: type kafka takes its TLS settings in "
+          + "spec.kafka.tls; move them there");
+    }
     if (spec.tls() != null && spec.type() != KollectSinkSpec.Type.HTTP) {
       throw new IllegalArgumentException("spec.tls: type " + spec.type().name().toLowerCase(
           java.util.Locale.ROOT) + " does not speak TLS; remove the tls block");
@@ -65,6 +75,7 @@ final class SinkTranslation {
       case STDOUT -> new StdoutSink(name);
       case FILE -> file(name, spec);
       case HTTP -> http(name, resource.getMetadata().getNamespace(), spec);
+      case KAFKA -> kafka(name, resource.getMetadata().getNamespace(), spec);
     };
     List<String> warnings = spec.tls() != null && Boolean.TRUE.equals(spec.tls().insecureSkipVerify())
         ? List.of(INSECURE_WARNING) : List.of();
@@ -72,7 +83,10 @@ final class SinkTranslation {
   }
 
   static SinkOptions options(KollectSinkSpec spec) {
-    SinkOptions options = SinkOptions.defaults();
+    // The kafka sink's own defaults (linger 5 ms, heartbeat off: the compacted topic keeps every
+    // object's last state); the spec's batch and heartbeatInterval still override them.
+    SinkOptions options = spec.type() == KollectSinkSpec.Type.KAFKA
+        ? KafkaSink.defaultOptions() : SinkOptions.defaults();
     if (spec.batch() != null) {
       if (spec.batch().maxSize() != null) {
         options = options.withMaxBatchSize(spec.batch().maxSize());
@@ -164,6 +178,113 @@ final class SinkTranslation {
       config = config.withTls(tls(namespace, spec.tls()));
     }
     return new HttpSink(name, config);
+  }
+
+  /**
+   * A kafka sink. Secrets (TLS PEMs, SASL credentials) are read now, so a missing Secret or key is
+   * reported at once naming the field; kafka-clients takes them as values, so a rotated Secret
+   * takes effect when the sink is next rebuilt (a change of the KollectSink or a resync).
+   */
+  private KafkaSink kafka(String name, String namespace, KollectSinkSpec spec) {
+    try {
+      return kafkaSink(name, namespace, spec.kafka());
+    } catch (IllegalArgumentException e) {
+      // KafkaSinkConfig names its fields relative to the kafka block
+      String msg = e.getMessage();
+      throw new IllegalArgumentException(msg.startsWith("spec.") ? msg : "spec.kafka." + msg);
+    }
+  }
+
+  private KafkaSink kafkaSink(String name, String namespace, KollectSinkSpec.Kafka k) {
+    if (k == null) {
+      throw new IllegalArgumentException("spec.kafka: is required for type kafka");
+    }
+    if (k.bootstrapServers() == null || k.bootstrapServers().isEmpty()) {
+      throw new IllegalArgumentException("spec.kafka.bootstrapServers: is required (host:port)");
+    }
+    for (String server : k.bootstrapServers()) {
+      if (server == null || !server.matches(HOST_PORT)) {
+        throw new IllegalArgumentException("spec.kafka.bootstrapServers: '" + server
+            + "' is not host:port");
+      }
+    }
+    require(k.topic(), "spec.kafka.topic");
+    KafkaSinkConfig.Builder config = KafkaSinkConfig.builder()
+        .bootstrapServers(k.bootstrapServers())
+        .topic(k.topic())
+        .deletes(switch (k.deletes() == null ? KollectSinkSpec.Deletes.TOMBSTONE : k.deletes()) {
+          case TOMBSTONE -> KafkaSinkConfig.Deletes.TOMBSTONE;
+          case RECORD -> KafkaSinkConfig.Deletes.RECORD;
+          case BOTH -> KafkaSinkConfig.Deletes.BOTH;
+        });
+    if (k.deliveryTimeout() != null) {
+      config.deliveryTimeout(duration("spec.kafka.deliveryTimeout", k.deliveryTimeout()));
+    }
+    if (k.createTopic() != null) {
+      KollectSinkSpec.CreateTopic c = k.createTopic();
+      if (c.partitions() == null || c.partitions() < 1) {
+        throw new IllegalArgumentException("spec.kafka.createTopic.partitions: is required, at least 1");
+      }
+      if (c.replicationFactor() == null || c.replicationFactor() < 1
+          || c.replicationFactor() > Short.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            "spec.kafka.createTopic.replicationFactor: is required, at least 1");
+      }
+      config.createTopic(new KafkaSinkConfig.CreateTopic(c.partitions(),
+          c.replicationFactor().shortValue(),
+          c.deleteRetention() == null ? null
+              : duration("spec.kafka.createTopic.deleteRetention", c.deleteRetention()),
+          c.minCompactionLag() == null ? null
+              : duration("spec.kafka.createTopic.minCompactionLag", c.minCompactionLag())));
+    }
+    if (k.tls() != null) {
+      String ca = null;
+      String cert = null;
+      String key = null;
+      if (k.tls().caSecretRef() != null) {
+        KollectSinkSpec.CaSecretRef ref = k.tls().caSecretRef();
+        require(ref.name(), "spec.kafka.tls.caSecretRef.name");
+        String caKey = ref.key() == null || ref.key().isBlank() ? CA_KEY : ref.key();
+        ca = read(() -> secrets.value(namespace, ref.name(), caKey), "spec.kafka.tls.caSecretRef");
+      }
+      if (k.tls().clientCertSecretRef() != null) {
+        KollectSinkSpec.ClientCertSecretRef ref = k.tls().clientCertSecretRef();
+        require(ref.name(), "spec.kafka.tls.clientCertSecretRef.name");
+        cert = read(() -> secrets.value(namespace, ref.name(), TLS_CRT),
+            "spec.kafka.tls.clientCertSecretRef");
+        key = read(() -> secrets.value(namespace, ref.name(), TLS_KEY),
+            "spec.kafka.tls.clientCertSecretRef");
+      }
+      config.tls(new KafkaSinkConfig.Tls(ca, cert, key));
+    }
+    if (k.sasl() != null) {
+      KollectSinkSpec.Sasl sasl = k.sasl();
+      require(sasl.mechanism(), "spec.kafka.sasl.mechanism");
+      KafkaSinkConfig.SaslMechanism mechanism;
+      try {
+        mechanism = KafkaSinkConfig.SaslMechanism.parse(sasl.mechanism());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("spec.kafka." + e.getMessage());
+      }
+      KollectSinkSpec.BasicAuthSecretRef ref = sasl.secretRef();
+      if (ref == null) {
+        throw new IllegalArgumentException("spec.kafka.sasl.secretRef: is required");
+      }
+      require(ref.name(), "spec.kafka.sasl.secretRef.name");
+      String userKey = ref.usernameKey() == null ? "username" : ref.usernameKey();
+      String passwordKey = ref.passwordKey() == null ? "password" : ref.passwordKey();
+      config.sasl(new KafkaSinkConfig.Sasl(mechanism,
+          read(() -> secrets.value(namespace, ref.name(), userKey), "spec.kafka.sasl.secretRef")
+              .strip(),
+          read(() -> secrets.value(namespace, ref.name(), passwordKey),
+              "spec.kafka.sasl.secretRef")));
+    }
+    return new KafkaSink(name, config.build());
+  }
+
+  private static String read(Supplier<String> value, String field) {
+    check(value, field);
+    return value.get();
   }
 
   /**

@@ -96,6 +96,6 @@ class CustomResourceFeedTest {
     feed.onSink(sink);
     feed.onSink(sink);
     assertThat(events).containsExactly(
-        "InvalidSink: KollectSink team/hook: spec.type: is missing (stdout, file or http)");
+        "InvalidSink: KollectSink team/hook: spec.type: is missing (stdout, file, http or kafka)");
   }
 }

@@ -26,9 +26,10 @@ import org.apache.kafka.server.common.MetadataVersion;
  * A real single-node Kafka (KRaft: broker and controller in one process) on loopback ports, with
  * its log in a temporary directory. {@link #stop()} and {@link #start()} restart it on the same
  * ports and data, so a test can take the broker away mid-stream and bring it back with what it had
- * acknowledged.
+ * acknowledged. Public, with {@link TopicContent}: kollect-operator's ITs use both from this
+ * module's test-jar.
  */
-final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements AutoCloseable {
 
   private final Path dir;
   private final int port;
@@ -56,7 +57,7 @@ final class KafkaBroker implements AutoCloseable {
   }
 
   /** Starts a broker; {@code extra} are further broker settings. */
-  static KafkaBroker launch(Map<String, String> extra) throws Exception {
+  public static KafkaBroker launch(Map<String, String> extra) throws Exception {
     return launch(new KafkaBroker(extra, null, Map.of(), List.of()));
   }
 
@@ -64,7 +65,7 @@ final class KafkaBroker implements AutoCloseable {
    * Starts a broker with, besides the plaintext listener, a SASL_PLAINTEXT listener ({@link
    * #secureBootstrapServers()}) that accepts SCRAM-SHA-512 {@code user}/{@code password}.
    */
-  static KafkaBroker launchWithScram(String user, String password) throws Exception {
+  public static KafkaBroker launchWithScram(String user, String password) throws Exception {
     return launch(new KafkaBroker(Map.of(), "SASL_PLAINTEXT", Map.of(
         "sasl.enabled.mechanisms", "SCRAM-SHA-512",
         "listener.name.secure.scram-sha-512.sasl.jaas.config",
@@ -77,7 +78,7 @@ final class KafkaBroker implements AutoCloseable {
    * #secureBootstrapServers()}) presenting {@code serverCertPem} and requiring a client
    * certificate signed by {@code clientCaPem} (all PEM, as kafka-clients reads them).
    */
-  static KafkaBroker launchWithTls(String serverCertPem, String serverKeyPem, String clientCaPem)
+  public static KafkaBroker launchWithTls(String serverCertPem, String serverKeyPem, String clientCaPem)
       throws Exception {
     return launch(new KafkaBroker(Map.of(), "SSL", Map.of(
         "listener.name.secure.ssl.keystore.type", "PEM",
@@ -94,16 +95,16 @@ final class KafkaBroker implements AutoCloseable {
     return broker;
   }
 
-  static KafkaBroker launch() throws Exception {
+  public static KafkaBroker launch() throws Exception {
     return launch(Map.of());
   }
 
-  String bootstrapServers() {
+  public String bootstrapServers() {
     return "127.0.0.1:" + port;
   }
 
   /** The second listener of {@link #launchWithScram} or {@link #launchWithTls}. */
-  String secureBootstrapServers() {
+  public String secureBootstrapServers() {
     return "127.0.0.1:" + securePort;
   }
 
@@ -155,13 +156,13 @@ final class KafkaBroker implements AutoCloseable {
   }
 
   /** Starts (again) on the same ports and log directory; returns when the broker serves. */
-  synchronized void start() {
+  public synchronized void start() {
     server = new KafkaRaftServer(KafkaConfig.fromProps(properties(), false), Time.SYSTEM);
     server.startup();
   }
 
   /** A clean shutdown: the broker is gone until {@link #start()}. */
-  synchronized void stop() {
+  public synchronized void stop() {
     if (server != null) {
       server.shutdown();
       server.awaitShutdown();
@@ -170,14 +171,14 @@ final class KafkaBroker implements AutoCloseable {
   }
 
   /** An admin client on this broker (the caller closes it). */
-  Admin admin() {
+  public Admin admin() {
     return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
         AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000,
         AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000));
   }
 
   /** Creates a topic with the given configs, waiting for the broker's answer. */
-  void createTopic(String topic, int partitions, Map<String, String> configs) throws Exception {
+  public void createTopic(String topic, int partitions, Map<String, String> configs) throws Exception {
     try (Admin admin = admin()) {
       admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)))
           .all().get();

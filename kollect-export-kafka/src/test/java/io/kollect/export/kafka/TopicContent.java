@@ -18,10 +18,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * What a consumer of the inventory topic sees: every message from the beginning ({@link #read}),
  * and the fold by key a consumer builds from them, a null value deleting ({@link #fold}).
  */
-final class TopicContent {
+public final class TopicContent {
 
   /** One message as read: key, value ({@code null} for a tombstone), headers, partition. */
-  record Message(String key, String value, Map<String, String> headers, int partition) {}
+  public record Message(String key, String value, Map<String, String> headers, int partition) {}
 
   private TopicContent() {}
 
@@ -29,7 +29,7 @@ final class TopicContent {
    * Every message of the topic, in offset order per partition (partitions one after the other),
    * up to the end offsets at the time of the call; waits at most 30 s.
    */
-  static List<Message> read(String bootstrap, String topic) {
+  public static List<Message> read(String bootstrap, String topic) {
     Map<String, Object> props = new HashMap<>();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -61,7 +61,7 @@ final class TopicContent {
   }
 
   /** The inventory a consumer folds from the topic: key to the last value, tombstones removing. */
-  static Map<String, Message> fold(String bootstrap, String topic) {
+  public static Map<String, Message> fold(String bootstrap, String topic) {
     Map<String, Message> state = new HashMap<>();
     for (Message m : read(bootstrap, topic)) {
       if (m.value() == null) {

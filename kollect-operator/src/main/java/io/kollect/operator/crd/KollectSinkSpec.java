@@ -20,10 +20,11 @@ import java.util.Map;
  *     https} URL)
  * @param suspend pause the sink: nothing is handed to it, and on resume only what changed
  *     meanwhile (issue "Safe change")
+ * @param kafka settings of a {@code kafka} sink (issue 15)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record KollectSinkSpec(
-    @Required @JsonPropertyDescription("Destination type: stdout, file or http.") Type type,
+    @Required @JsonPropertyDescription("Destination type: stdout, file, http or kafka.") Type type,
     @JsonPropertyDescription("Settings of a file sink (JSON lines, rotated).") File file,
     @JsonPropertyDescription("Settings of an http sink (batches POSTed as JSON).") Http http,
     @JsonPropertyDescription("Batching.") Batch batch,
@@ -34,7 +35,15 @@ public record KollectSinkSpec(
         Tls tls,
     @JsonPropertyDescription("Pause the sink: nothing is sent to it until it is resumed, then only "
         + "what changed meanwhile; the targets naming it say so.")
-        Boolean suspend) {
+        Boolean suspend,
+    @JsonPropertyDescription("Settings of a kafka sink (records into a compacted topic, key = "
+        + "object identity, tombstones for deletes).") Kafka kafka) {
+
+  /** The spec before issue 15 (no kafka block). */
+  public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval,
+      Tls tls, Boolean suspend) {
+    this(type, file, http, batch, heartbeatInterval, tls, suspend, null);
+  }
 
   /** The spec before issue 16 (never suspended). */
   public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval,
@@ -102,8 +111,89 @@ public record KollectSinkSpec(
     @JsonProperty("file")
     FILE,
     @JsonProperty("http")
-    HTTP
+    HTTP,
+    @JsonProperty("kafka")
+    KAFKA
   }
+
+  /**
+   * A Kafka topic whose compacted content is the inventory (docs/sinks.md, "kafka").
+   *
+   * @param bootstrapServers {@code host:port} of one or more brokers
+   * @param topic the topic
+   * @param deletes how a DELETE is written: {@code tombstone} (default), {@code record}, {@code both}
+   * @param createTopic create the topic compacted when it is missing ({@code null}: a missing topic
+   *     is an error)
+   * @param tls TLS to the brokers
+   * @param sasl SASL authentication
+   * @param deliveryTimeout how long a write waits for the brokers' acks (and a topic check for an
+   *     answer) at most; default 30s
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Kafka(
+      @Required @JsonPropertyDescription("host:port of one or more brokers.")
+          java.util.List<String> bootstrapServers,
+      @Required @JsonPropertyDescription("The topic that holds the inventory (compacted).") String topic,
+      @JsonPropertyDescription("How a DELETE is written: tombstone (null value, default), record "
+          + "(the DELETE record as value) or both.") Deletes deletes,
+      @JsonPropertyDescription("Create the topic compacted when it is missing; without it a "
+          + "missing topic is an error.") CreateTopic createTopic,
+      @JsonPropertyDescription("TLS to the brokers.") KafkaTls tls,
+      @JsonPropertyDescription("SASL authentication to the brokers.") Sasl sasl,
+      @Pattern(DURATION) @JsonPropertyDescription("How long a write waits for the brokers' acks "
+          + "at most, e.g. 30s (default 30s, at least 1s).") String deliveryTimeout) {}
+
+  /** How a DELETE is written to the topic. */
+  public enum Deletes {
+    @JsonProperty("tombstone")
+    TOMBSTONE,
+    @JsonProperty("record")
+    RECORD,
+    @JsonProperty("both")
+    BOTH
+  }
+
+  /**
+   * How a missing topic is created (always {@code cleanup.policy=compact}).
+   *
+   * @param partitions partitions
+   * @param replicationFactor replicas per partition
+   * @param deleteRetention {@code delete.retention.ms} (default 1 day)
+   * @param minCompactionLag {@code min.compaction.lag.ms} (default: the broker's)
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record CreateTopic(
+      @Required @Min(1) @JsonPropertyDescription("Partitions of the new topic.") Integer partitions,
+      @Required @Min(1) @JsonPropertyDescription("Replicas per partition.") Integer replicationFactor,
+      @Pattern(DURATION) @JsonPropertyDescription("delete.retention.ms: how long a tombstone stays "
+          + "readable, e.g. 24h (default 24h).") String deleteRetention,
+      @Pattern(DURATION) @JsonPropertyDescription("min.compaction.lag.ms, e.g. 1h (default: the "
+          + "broker's).") String minCompactionLag) {}
+
+  /**
+   * TLS to the brokers (no {@code insecureSkipVerify}: the kafka client always verifies).
+   *
+   * @param caSecretRef a Secret key holding the CA certificates (PEM) of the brokers
+   * @param clientCertSecretRef a {@code kubernetes.io/tls} Secret (client certificate, PKCS#8 key)
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record KafkaTls(
+      @JsonPropertyDescription("Secret key with the CA certificates (PEM) of the brokers; key "
+          + "defaults to ca.crt.") CaSecretRef caSecretRef,
+      @JsonPropertyDescription("kubernetes.io/tls Secret whose tls.crt and tls.key (PKCS#8) are "
+          + "the client certificate (mutual TLS).") ClientCertSecretRef clientCertSecretRef) {}
+
+  /**
+   * SASL authentication.
+   *
+   * @param mechanism {@code SCRAM-SHA-512}, {@code SCRAM-SHA-256} or {@code PLAIN}
+   * @param secretRef a Secret with the {@code username} and {@code password} keys
+   */
+  public record Sasl(
+      @Required @Pattern("^(SCRAM-SHA-512|SCRAM-SHA-256|PLAIN)$")
+          @JsonPropertyDescription("SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN.") String mechanism,
+      @Required @JsonPropertyDescription("A Secret in this namespace with the username and "
+          + "password keys (key names configurable).") BasicAuthSecretRef secretRef) {}
 
   /**
    * A JSON-lines file.
