@@ -285,9 +285,11 @@ class KafkaSinkOperatorIT {
    * A clean restart on the same checkpoints (ConfigMaps in kollect-system). The stand-in for kill
    * -9: what a killed operator had not checkpointed is re-sent, which this cannot show; that the
    * checkpoint is written only after the broker's ack is KafkaSink's own test (ExporterRestartIT).
-   * Nothing unchanged is sent again: the restarted operator lists every ConfigMap before it sees
-   * the marker's ADDED event and hands a target's records to a sink in order, so a re-sent
-   * unchanged object would be in the topic before the marker.
+   * Nothing unchanged is sent again: the marker is created only once the restarted operator is
+   * ready (every target reconciled once, its records handed to the exporter), and the exporter
+   * writes a target's records to a sink in the order handed over, so a re-sent unchanged object
+   * would be in the topic before the marker. Without the checkpoint (a fresh checkpoint
+   * directory) this test fails listing every object.
    */
   @Test
   @Order(4)
@@ -298,6 +300,9 @@ class KafkaSinkOperatorIT {
     int before = TopicContent.read(broker.bootstrapServers(), TOPIC).size();
 
     operator = startOperator();
+    // Ready: every target reconciled once, so whatever the restarted operator would re-send is
+    // handed to the sink's lane of the target before the marker's record, which goes in after it
+    await().atMost(Duration.ofSeconds(60)).until(() -> operator.operator().isReady());
     configMap("after-restart", "1");
     await().ignoreExceptions().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
         assertThat(folded(TOPIC)).isEqualTo(cluster()).containsKey(KEY_PREFIX + "after-restart"));
