@@ -32,7 +32,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * ConfigMaps of {@value #NS} to four sinks: {@code fleet} (kafka, topic created compacted by the
  * sink), {@code plain} (kafka, an existing topic with {@code cleanup.policy=delete}), {@code
  * broken} (kafka, nothing listens on its address) and {@code receiver} (http). The tests run in
- * order; the last restarts the operator.
+ * order; the one of Order(4) restarts the operator.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KafkaSinkOperatorIT {
@@ -311,5 +311,30 @@ class KafkaSinkOperatorIT {
     assertThat(messages.subList(before, messages.size()))
         .extracting(TopicContent.Message::key)
         .containsOnly(KEY_PREFIX + "after-restart");
+  }
+
+  @Test
+  @Order(5)
+  void aBootstrapAddressWithoutPortIsAnInvalidSinkConditionNamingTheFieldAndOthersDeliver()
+      throws Exception {
+    cluster.apply("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectSink
+        metadata: {name: noport, namespace: %s}
+        spec:
+          type: kafka
+          kafka: {bootstrapServers: [kafka-0], topic: %s}
+        """.formatted(NS, TOPIC));
+    await().ignoreExceptions().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      Condition ready = condition("noport", "Ready");
+      assertThat(ready.getStatus()).isEqualTo("False");
+      assertThat(ready.getReason()).isEqualTo("InvalidSink");
+      assertThat(ready.getMessage())
+          .contains("spec.kafka.bootstrapServers: 'kafka-0' is not host:port");
+    });
+    configMap("cm-8", "8");
+    await().ignoreExceptions().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(folded(TOPIC)).isEqualTo(cluster()).containsKey(KEY_PREFIX + "cm-8"));
+    assertThat(condition("fleet", "Ready").getStatus()).isEqualTo("True");
   }
 }
