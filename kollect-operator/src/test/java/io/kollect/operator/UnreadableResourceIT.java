@@ -74,7 +74,7 @@ class UnreadableResourceIT {
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink
         metadata: {name: future, namespace: team}
-        spec: {type: kafka, kafka: {topic: inventory}}
+        spec: {type: nats, nats: {subject: inventory}}
         """);
     cluster.apply("""
         apiVersion: kollect.io/v1alpha1
@@ -87,8 +87,8 @@ class UnreadableResourceIT {
       assertThat(ready).isNotNull();
       assertThat(ready.getStatus()).isEqualTo("False");
       assertThat(ready.getReason()).isEqualTo("NotUnderstood");
-      assertThat(ready.getMessage()).contains("spec.type: 'kafka' is not understood")
-          .contains("known: stdout, file, http");
+      assertThat(ready.getMessage()).contains("spec.type: 'nats' is not understood")
+          .contains("known: stdout, file, http, kafka");
       assertThat(condition("future", "Stalled").getStatus()).isEqualTo("True");
     });
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
