@@ -48,7 +48,7 @@ class ShardedDeployIT {
   void everyFileOfTheOverlayIsPartOfItsKustomization() throws Exception {
     JsonNode k = YAML.readTree(overlay().resolve("kustomization.yaml").toFile());
     Set<Path> listed = new HashSet<>();
-    for (String field : new String[] {"resources", "patchesStrategicMerge"}) {
+    for (String field : new String[] {"bases", "resources", "patchesStrategicMerge"}) {
       k.path(field).forEach(e -> listed.add(overlay().resolve(e.asText()).normalize()));
     }
     try (Stream<Path> all = Files.list(overlay())) {
@@ -76,6 +76,8 @@ class ShardedDeployIT {
         rendered.getBytes(StandardCharsets.UTF_8))).items();
 
     assertThat(objects).noneMatch(Deployment.class::isInstance);
+    assertThat(objects).extracting(HasMetadata::getKind).contains("CustomResourceDefinition",
+        "Namespace", "ServiceAccount", "ClusterRole", "Role", "RoleBinding", "StatefulSet");
     StatefulSet set = objects.stream().filter(StatefulSet.class::isInstance)
         .map(StatefulSet.class::cast).findFirst().orElseThrow();
     Container c = set.getSpec().getTemplate().getSpec().getContainers().get(0);

@@ -270,6 +270,7 @@ class ShardedOperatorIT {
         .filter(n -> owns(new Shard(2, 0), n) && owns(zero, n) && !n.equals("cm-1")
             && !n.equals("cm-2"))
         .collect(Collectors.toSet());
+    assertThat(keptByZero).isNotEmpty();
     assertThat(printedBy(before).stream().map(r -> r.path("name").asText()))
         .doesNotContainAnyElementsOf(keptByZero);
     assertThat(receiver.unsequenced()).isZero();
