@@ -73,4 +73,44 @@ class ShardNamesTest {
     }
     assertThat(owners).isEqualTo(1);
   }
+
+  @Test
+  void theSweepDeletesInventoryObjectsOfShardsThatNoLongerRunAndKeepsTheRunningShards() {
+    List<io.kollect.operator.crd.KollectInventory> inCluster = new java.util.ArrayList<>();
+    for (String shard : new String[] {"0", "1", "2", null}) {
+      var inv = new io.kollect.operator.crd.KollectInventory();
+      inv.getMetadata().setNamespace("ns");
+      inv.getMetadata().setName(shard == null ? "t-0" : "t-shard-" + shard + "-0");
+      if (shard != null) {
+        inv.getMetadata().setLabels(java.util.Map.of(ShardNames.SHARD_LABEL, shard));
+      }
+      inv.setSpec(new KollectInventorySpec("t", 0, 1, 0, List.of()));
+      inCluster.add(inv);
+    }
+    List<String> deleted = new java.util.ArrayList<>();
+    var target = new io.kollect.operator.crd.KollectTarget();
+    target.setSpec(new io.kollect.operator.crd.KollectTargetSpec("p", null, List.of(), true,
+        null));
+    Shard zeroOfTwo = new Shard(2, 0);
+    InventorySweep sweep = new InventorySweep(new InventorySweep.Api() {
+      @Override
+      public List<io.kollect.operator.crd.KollectInventory> listAll() {
+        return inCluster;
+      }
+
+      @Override
+      public void delete(io.kollect.operator.crd.KollectInventory inventory) {
+        deleted.add(inventory.getMetadata().getName());
+      }
+
+      @Override
+      public void deleteTarget(TargetId id) {
+        deleted.add("target " + id);
+      }
+    }, id -> java.util.Optional.of(target), Runnable::run,
+        inv -> ShardNames.foreign(zeroOfTwo, InventoryObjectSink.shardOf(inv)));
+    sweep.sweep();
+    // shard 2 of a former total of 3, and the unsharded operator's object
+    assertThat(deleted).containsExactly("t-shard-2-0", "t-0");
+  }
 }
