@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.kollect.core.Shard;
 import io.kollect.export.CheckpointStore;
 import io.kollect.export.ExportedEntry;
 import java.io.ByteArrayInputStream;
@@ -135,6 +136,10 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
   private final String namespace;
   private final int partBytes;
   private final Duration compactionPause;
+  /** {@link ShardNames#suffix}: each shard keeps checkpoints of its own. */
+  private final String suffix;
+  /** The shard label of every object written, {@code null} when not sharded. */
+  private final String shardLabel;
   private final Map<String, Known> known = new ConcurrentHashMap<>();
   private final ExecutorService compactor = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "kollect-checkpoint-compactor");
@@ -158,13 +163,28 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
    */
   ConfigMapCheckpointStore(KubernetesClient client, String namespace, int partBytes,
       Duration compactionPause) {
+    this(client, namespace, partBytes, compactionPause, Shard.NONE);
+  }
+
+  /** The checkpoints of one shard: ids (names and labels) end in {@code -shard-I}. */
+  ConfigMapCheckpointStore(KubernetesClient client, String namespace, Shard shard) {
+    this(client, namespace, PART_BYTES, Duration.ofMillis(500), shard);
+  }
+
+  ConfigMapCheckpointStore(KubernetesClient client, String namespace, int partBytes,
+      Duration compactionPause, Shard shard) {
     this.client = client;
     this.namespace = namespace;
     this.partBytes = partBytes;
     this.compactionPause = compactionPause;
+    this.suffix = ShardNames.suffix(shard);
+    this.shardLabel = ShardNames.label(shard);
   }
 
-  /** A stable, name-safe id of a (target, sink); the readable names go in annotations. */
+  /**
+   * A stable, name-safe id of a (target, sink); the readable names go in annotations. A shard's
+   * store appends {@link ShardNames#suffix} (at most 63 characters in all: it is a label value).
+   */
   static String id(String target, String sink) {
     try {
       byte[] digest = MessageDigest.getInstance("SHA-256")
@@ -177,7 +197,7 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
 
   @Override
   public Map<String, ExportedEntry> load(String target, String sink) {
-    String id = id(target, sink);
+    String id = id(target, sink) + suffix;
     Known k = known.computeIfAbsent(id, x -> new Known());
     synchronized (k) {
       try {
@@ -199,7 +219,7 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
     if (changed.isEmpty() && removed.isEmpty()) {
       return;
     }
-    String id = id(target, sink);
+    String id = id(target, sink) + suffix;
     Known k = known.computeIfAbsent(id, x -> new Known());
     boolean compact;
     synchronized (k) {
@@ -232,7 +252,7 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
 
   @Override
   public void save(String target, String sink, Map<String, ExportedEntry> entries) {
-    String id = id(target, sink);
+    String id = id(target, sink) + suffix;
     Known k = known.computeIfAbsent(id, x -> new Known());
     synchronized (k) {
       if (!k.listed) {
@@ -252,7 +272,7 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
 
   @Override
   public void delete(String target, String sink) {
-    String id = id(target, sink);
+    String id = id(target, sink) + suffix;
     Known k = known.computeIfAbsent(id, x -> new Known());
     synchronized (k) {
       k.epoch++;
@@ -512,6 +532,7 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
         .withNamespace(namespace)
         .addToLabels(LABEL, id)
         .addToLabels("app.kubernetes.io/managed-by", "kollect")
+        .addToLabels(shardLabel == null ? Map.of() : Map.of(ShardNames.SHARD_LABEL, shardLabel))
         .addToAnnotations("kollect.io/target", target)
         .addToAnnotations("kollect.io/sink", sink)
         .addToAnnotations(FORMAT, Integer.toString(FORMAT_VERSION))

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.kollect.core.Shard;
 import io.kollect.core.TargetId;
 import io.kollect.export.RecordsRejectedException;
 import io.kollect.export.Rejection;
@@ -85,6 +86,8 @@ final class InventoryObjectSink implements Sink {
   /** The operator's own cluster; {@code null} treats every record as the operator's own. */
   private final String localCluster;
   private final Map<InventoryKey, TargetInventory> inventories = new ConcurrentHashMap<>();
+  /** This replica's shard: its objects are {@code <target>[-<cluster>]-shard-I-<part>}. */
+  private final Shard shard;
 
   /**
    * One target's records from one cluster, which have objects of their own: {@code
@@ -113,6 +116,20 @@ final class InventoryObjectSink implements Sink {
   InventoryObjectSink(KubernetesClient client, Function<TargetId, Optional<KollectTarget>> targets,
       int maxPartBytes, int maxRecordBytes, Consumer<TargetId> onHealthChange, Clock clock,
       String localCluster) {
+    this(client, targets, maxPartBytes, maxRecordBytes, onHealthChange, clock, localCluster,
+        Shard.NONE);
+  }
+
+  /**
+   * As above, for one shard: its objects carry {@link ShardNames#suffix} in their names and the
+   * {@value ShardNames#SHARD_LABEL} label, so each shard reads back and rewrites only its own; and
+   * records of objects the shard does not own (any more: the shard count changed) are dropped
+   * when its objects are read back, never written again.
+   */
+  InventoryObjectSink(KubernetesClient client, Function<TargetId, Optional<KollectTarget>> targets,
+      int maxPartBytes, int maxRecordBytes, Consumer<TargetId> onHealthChange, Clock clock,
+      String localCluster, Shard shard) {
+    this.shard = java.util.Objects.requireNonNull(shard, "shard");
     this.localCluster = localCluster;
     this.client = client;
     this.targets = targets;
@@ -234,7 +251,8 @@ final class InventoryObjectSink implements Sink {
   /** One attempt; false when it failed (the failure is recorded on the inventory). */
   private boolean writeOnce(TargetInventory inventory) {
     TargetId id = inventory.id;
-    String prefix = inventory.cluster == null ? id.name() : id.name() + "-" + inventory.cluster;
+    String prefix = (inventory.cluster == null ? id.name() : id.name() + "-" + inventory.cluster)
+        + ShardNames.suffix(shard);
     Optional<KollectTarget> owner = targets.apply(id);
     if (owner.isEmpty() || owner.get().getSpec() == null
         || !Boolean.TRUE.equals(owner.get().getSpec().writeInventory())) {
@@ -247,7 +265,8 @@ final class InventoryObjectSink implements Sink {
         inventory.load(list(id).stream()
             .filter(i -> java.util.Objects.equals(inventory.cluster == null ? null
                 : targetLabel(inventory.cluster), clusterOf(i)))
-            .map(KollectInventory::getSpec).filter(s -> s != null).toList());
+            .filter(i -> java.util.Objects.equals(ShardNames.label(shard), shardOf(i)))
+            .map(KollectInventory::getSpec).filter(s -> s != null).toList(), this::owns);
       }
       OwnerReference ref = ownerReference(owner.get());
       // Each round either succeeds, leaves one record out or halves the part size: bounded.
@@ -314,6 +333,9 @@ final class InventoryObjectSink implements Sink {
       labels.put("app.kubernetes.io/managed-by", "kollect");
       if (cluster != null) {
         labels.put(CLUSTER_LABEL, targetLabel(cluster));
+      }
+      if (shard.sharded()) {
+        labels.put(ShardNames.SHARD_LABEL, ShardNames.label(shard));
       }
       inv.getMetadata().setLabels(labels);
       inv.getMetadata().setOwnerReferences(List.of(ref));
@@ -391,6 +413,25 @@ final class InventoryObjectSink implements Sink {
 
   static String partName(String target, int part) {
     return target + "-" + part;
+  }
+
+  /** The shard label of a part, {@code null} for an unsharded operator's. */
+  static String shardOf(KollectInventory inv) {
+    Map<String, String> labels = inv.getMetadata().getLabels();
+    return labels == null ? null : labels.get(ShardNames.SHARD_LABEL);
+  }
+
+  /**
+   * Whether this shard owns a record's object (always when not sharded); a record read back
+   * without a resource or name is kept, as it was not written by reading objects.
+   */
+  boolean owns(Record r) {
+    if (!shard.sharded() || r.resource() == null || r.name() == null) {
+      return true;
+    }
+    String cluster = r.cluster() != null ? r.cluster() : localCluster;
+    return shard.owns(cluster == null ? "" : cluster, r.resource().group(), r.resource().kind(),
+        r.namespace(), r.name());
   }
 
   /** The cluster label of a part, {@code null} for the operator's own cluster's. */

@@ -47,9 +47,22 @@ final class InventorySweep {
   private final Consumer<Runnable> executor;
   private final Set<TargetId> withObjects = ConcurrentHashMap.newKeySet();
   private volatile boolean swept;
+  /** Objects of no running shard (see {@link ShardNames#foreign}): deleted by the sweep. */
+  private final java.util.function.Predicate<KollectInventory> foreignShard;
 
   InventorySweep(Api api, Function<TargetId, Optional<KollectTarget>> targets,
       Consumer<Runnable> executor) {
+    this(api, targets, executor, inv -> false);
+  }
+
+  /**
+   * @param foreignShard objects no running shard writes (left by another shard count, or by the
+   *     operator before it was sharded): the sweep deletes them, as their records are written by
+   *     their owners into their own objects now
+   */
+  InventorySweep(Api api, Function<TargetId, Optional<KollectTarget>> targets,
+      Consumer<Runnable> executor, java.util.function.Predicate<KollectInventory> foreignShard) {
+    this.foreignShard = foreignShard;
     this.api = api;
     this.targets = targets;
     this.executor = executor;
@@ -88,7 +101,11 @@ final class InventorySweep {
           continue;
         }
         TargetId id = new TargetId(inv.getMetadata().getNamespace(), inv.getSpec().target());
-        if (wantsInventory(id)) {
+        if (wantsInventory(id) && foreignShard.test(inv)) {
+          log.info("deleting inventory {} of target {}: written by a shard that no longer runs "
+              + "(the shard count changed)", inv.getMetadata().getName(), id);
+          api.delete(inv);
+        } else if (wantsInventory(id)) {
           found.add(id);
         } else {
           log.info("deleting inventory {} of target {} (deleted, or writeInventory off)",

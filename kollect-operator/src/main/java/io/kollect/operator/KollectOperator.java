@@ -112,13 +112,15 @@ public final class KollectOperator implements AutoCloseable {
     this.config = Objects.requireNonNull(config, "config");
     Clock clock = Clock.systemUTC();
     this.checkpoints = config.checkpointDir()
-        .<CheckpointStore>map(FileCheckpointStore::new)
-        .orElseGet(() -> new ConfigMapCheckpointStore(client, config.operatorNamespace()));
+        .<CheckpointStore>map(dir -> new FileCheckpointStore(config.shard().sharded()
+            ? dir.resolve("shard-" + config.shard().index()) : dir))
+        .orElseGet(() -> new ConfigMapCheckpointStore(client, config.operatorNamespace(),
+            config.shard()));
     this.statusWriter = new StatusWriter(client, writer);
     // The feed and the sweep are built below; these callbacks only run once they exist.
     this.inventoryObjects = new InventoryObjectSink(client, id -> this.feed.target(id),
         InventoryObjectSink.DEFAULT_MAX_PART_BYTES, InventoryObjectSink.DEFAULT_MAX_RECORD_BYTES,
-        this::onInventoryWritten, clock, config.clusterName());
+        this::onInventoryWritten, clock, config.clusterName(), config.shard());
     this.digestKey = config.digestKey().resolve(client, config.operatorNamespace());
     this.remoteClients = new RemoteClients(KubeClients.DEFAULT_QPS, KubeClients.DEFAULT_BURST);
     ClusterCatalog clusterCatalog = new ClusterCatalog(config.clusterName(),
@@ -128,6 +130,7 @@ public final class KollectOperator implements AutoCloseable {
         clusterCatalog, config.clusters().secretPolicy(), remoteClients);
     this.engine = engineSettings(KollectEngine.builder(client)
         .cluster(config.clusterName())
+        .shard(config.shard())
         .workers(config.workers())
         .resyncPeriod(config.resyncPeriod())
         .checkpointStore(checkpoints)
@@ -143,7 +146,8 @@ public final class KollectOperator implements AutoCloseable {
     this.targetStatuses = new TargetStatuses(coalesced, statusWriter, metrics, inventoryObjects,
         id -> this.feed.cachedTarget(id), this::isLeader, clock);
     this.sweep = new InventorySweep(InventorySweep.clusterApi(client, inventoryObjects),
-        id -> this.feed.target(id), writer::execute);
+        id -> this.feed.target(id), writer::execute,
+        inv -> ShardNames.foreign(config.shard(), InventoryObjectSink.shardOf(inv)));
     ProblemReports problems = new ProblemReports(new ProblemEvents(client)::warn, writer,
         this::isLeader);
     this.feed = new CustomResourceFeed(client, engine, new SinkTranslation(client), problems,
@@ -210,8 +214,8 @@ public final class KollectOperator implements AutoCloseable {
         profileLifecycle.leadership(leading);
       }
     }, writer, config.leaderElection().enabled()
-        ? (onLeadership, onObserved) -> new LeaderElection(client, config.leaderElection(),
-            onLeadership, onObserved)
+        ? (onLeadership, onObserved) -> new LeaderElection(client,
+            config.leaderElection().forShard(config.shard()), onLeadership, onObserved)
         : null);
   }
 

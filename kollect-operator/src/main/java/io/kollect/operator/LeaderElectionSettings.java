@@ -40,6 +40,19 @@ public record LeaderElectionSettings(
     }
   }
 
+  /**
+   * The election of one shard: the Lease is {@code <id>-shard-I}, so each shard elects its own
+   * leader among the replicas given its index (more replicas than shards: standbys per shard).
+   * Unchanged when not sharded. See {@link ShardNames} for why the total is not in the name.
+   */
+  public LeaderElectionSettings forShard(io.kollect.core.Shard shard) {
+    if (!enabled || !shard.sharded()) {
+      return this;
+    }
+    return new LeaderElectionSettings(true, namespace, id + ShardNames.suffix(shard), identity,
+        leaseDuration, renewDeadline, retryPeriod);
+  }
+
   /** No election: this instance leads from the start. */
   public static LeaderElectionSettings disabled() {
     return new LeaderElectionSettings(false, null, null, null, Duration.ofSeconds(15),

@@ -1,5 +1,6 @@
 package io.kollect.operator;
 
+import io.kollect.core.Shard;
 import io.kollect.informers.InformerOptions;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -45,6 +46,10 @@ import java.util.function.Predicate;
  *     --warn-objects-per-target})
  * @param clusters other clusters: {@code --cluster}, {@code --cluster-secret-namespaces} and the
  *     kubeconfig policy flags
+ * @param shard this replica's part of the objects ({@code --total-shards}, {@code --shard} or
+ *     {@code --shard-from-pod-name}); {@link Shard#NONE} when the work is not split. When split,
+ *     the Lease, the checkpoint ConfigMaps and the KollectInventory objects carry the shard
+ *     index ({@link ShardNames})
  */
 public record OperatorConfig(
     String clusterName,
@@ -67,7 +72,8 @@ public record OperatorConfig(
     int listPageSize,
     int clusterWideThreshold,
     GuardSettings guards,
-    ClusterSettings clusters) {
+    ClusterSettings clusters,
+    Shard shard) {
 
   /** Informers list in pages of 500 objects (as client-go's pager). */
   public static final int DEFAULT_LIST_PAGE_SIZE = 500;
@@ -122,6 +128,21 @@ public record OperatorConfig(
         ClusterSettings.defaults());
   }
 
+  /** The settings of issue 14: one shard (the whole). */
+  public OperatorConfig(String clusterName, int workers, Duration resyncPeriod,
+      BindAddress metricsAddress, BindAddress probeAddress, LeaderElectionSettings leaderElection,
+      Set<String> includeNamespaces, Set<String> excludeNamespaces, InventoryAuth inventoryAuth,
+      Optional<Path> checkpointDir, String operatorNamespace, Optional<PrintStream> stdoutRecords,
+      Duration statusWriteInterval, Duration watchLiveness, String defaultServiceAccount,
+      Set<String> clusterWideNamespaces, DigestKeySource digestKey, int listPageSize,
+      int clusterWideThreshold, GuardSettings guards, ClusterSettings clusters) {
+    this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
+        includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
+        stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards, clusters,
+        Shard.NONE);
+  }
+
   public OperatorConfig {
     Objects.requireNonNull(clusterName, "clusterName");
     if (workers < 1) {
@@ -154,6 +175,7 @@ public record OperatorConfig(
     }
     Objects.requireNonNull(guards, "guards");
     clusters = clusters == null ? ClusterSettings.defaults() : clusters;
+    shard = shard == null ? Shard.NONE : shard;
     if (clusters.files().containsKey(clusterName)) {
       throw new IllegalArgumentException("--cluster: '" + clusterName + "' is the operator's own "
           + "cluster (--cluster-name); choose another name");
@@ -177,7 +199,7 @@ public record OperatorConfig(
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, interval, watchLiveness, defaultServiceAccount,
         clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
-        clusters);
+        clusters, shard);
   }
 
   /** This configuration with another watch liveness window. */
@@ -186,7 +208,7 @@ public record OperatorConfig(
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, window, defaultServiceAccount,
         clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
-        clusters);
+        clusters, shard);
   }
 
   /** This configuration with the tenancy settings of issue 12 item 5. */
@@ -195,7 +217,7 @@ public record OperatorConfig(
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, serviceAccount,
         trustedNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
-        clusters);
+        clusters, shard);
   }
 
   /** This configuration with a digest key source. */
@@ -204,7 +226,7 @@ public record OperatorConfig(
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness,
         defaultServiceAccount, clusterWideNamespaces, source, listPageSize, clusterWideThreshold,
-        guards, clusters);
+        guards, clusters, shard);
   }
 
   /** This configuration listing in pages of {@code size} objects ({@code --list-page-size}). */
@@ -213,7 +235,7 @@ public record OperatorConfig(
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
         clusterWideNamespaces, digestKey, size, clusterWideThreshold, guards,
-        clusters);
+        clusters, shard);
   }
 
   /** This configuration with another {@code --informer-cluster-wide-threshold}. */
@@ -222,7 +244,7 @@ public record OperatorConfig(
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
         clusterWideNamespaces, digestKey, listPageSize, namespaces, guards,
-        clusters);
+        clusters, shard);
   }
 
   /** This configuration printing records to {@code out} ({@code --stdout}), or not. */
@@ -231,7 +253,7 @@ public record OperatorConfig(
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, out, statusWriteInterval, watchLiveness, defaultServiceAccount,
         clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
-        clusters);
+        clusters, shard);
   }
 
   /** This configuration keeping checkpoints in files under {@code dir} ({@code --checkpoint-dir}). */
@@ -240,7 +262,7 @@ public record OperatorConfig(
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, dir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
         clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
-        clusters);
+        clusters, shard);
   }
 
   /** This configuration with other guard settings (issue "Safe change"). */
@@ -248,7 +270,8 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, settings, clusters);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, settings, clusters,
+        shard);
   }
 
   /** This configuration with other clusters' settings ({@code --cluster} and friends). */
@@ -256,7 +279,21 @@ public record OperatorConfig(
     return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
         leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
         operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards, settings);
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards, settings,
+        shard);
+  }
+
+  /**
+   * This configuration as shard {@code shard} ({@code --total-shards}/{@code --shard}): the engine
+   * keeps only that shard's objects, and the Lease, checkpoints and inventory objects are the
+   * shard's own.
+   */
+  public OperatorConfig withShard(Shard shard) {
+    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
+        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards, clusters,
+        shard);
   }
 
   /**

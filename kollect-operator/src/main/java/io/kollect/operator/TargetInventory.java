@@ -123,6 +123,16 @@ final class TargetInventory {
    * instance took over are newer and win; keys deleted since stay deleted.
    */
   synchronized void load(List<KollectInventorySpec> existing) {
+    load(existing, r -> true);
+  }
+
+  /**
+   * The same, keeping only the records {@code owned} accepts: when the shard count changed, a
+   * shard's objects hold records of objects another shard owns now; they are dropped here, so the
+   * next write leaves them out (their new owner writes them into its own objects).
+   */
+  synchronized void load(List<KollectInventorySpec> existing,
+      java.util.function.Predicate<Record> owned) {
     List<KollectInventorySpec> parts = new ArrayList<>(existing);
     parts.sort(java.util.Comparator.comparingInt(KollectInventorySpec::part));
     for (KollectInventorySpec part : parts) {
@@ -131,7 +141,11 @@ final class TargetInventory {
       }
       for (JsonNode node : part.records()) {
         if (node instanceof ObjectNode obj) {
-          String key = Records.fromJson(obj.toString()).key();
+          Record read = Records.fromJson(obj.toString());
+          String key = read.key();
+          if (!owned.test(read)) {
+            continue;
+          }
           if (!records.containsKey(key) && !deletedBeforeLoad.contains(key)
               && !rejected.containsKey(key)) {
             records.put(key, new Sized(key, obj, size(obj)));

@@ -3,6 +3,8 @@ package io.kollect.operator.cli;
 import ch.qos.logback.classic.Level;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.kollect.core.Shard;
 import io.kollect.operator.BindAddress;
 import io.kollect.operator.ClusterSettings;
 import io.kollect.operator.DigestKeySource;
@@ -21,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -227,6 +230,25 @@ final class RunCommand implements Callable<Integer> {
           + "(insecure-skip-tls-verify). Default: refused.")
   boolean allowInsecureKubeconfigTls;
 
+  @Option(names = "--total-shards", paramLabel = "N",
+      description = "Split the objects over N shards (replicas); this one exports only the "
+          + "objects that hash to its --shard. Default: not split.")
+  Integer totalShards;
+
+  @Option(names = "--shard", paramLabel = "I",
+      description = "This replica's shard, 0 to N-1 (with --total-shards).")
+  Integer shard;
+
+  @Option(names = "--shard-from-pod-name",
+      description = "Take the shard from the ordinal of the pod name <statefulset>-<ordinal> "
+          + "($POD_NAME, else the host name), for a StatefulSet.")
+  boolean shardFromPodName;
+
+  @Option(names = "--total-shards-from-statefulset", paramLabel = "NAME",
+      description = "Take --total-shards from the spec.replicas of this StatefulSet in the "
+          + "operator's namespace, read at start.")
+  String totalShardsFromStatefulSet;
+
   @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.GoDuration.class,
       description = "Stop after this long (default: run until interrupted).")
   Duration duration;
@@ -258,6 +280,13 @@ final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage());
     }
+    ShardFlags shardFlags = new ShardFlags(totalShards, shard, shardFromPodName,
+        totalShardsFromStatefulSet);
+    try {
+      shardFlags.check();
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage());
+    }
     if (checkpointDir != null && Files.exists(checkpointDir) && !Files.isDirectory(checkpointDir)) {
       throw new BadInputException("--checkpoint-dir: " + checkpointDir + " is not a directory");
     }
@@ -271,6 +300,17 @@ final class RunCommand implements Callable<Integer> {
     }
     try (client) {
       String ns = leaderElectNamespace != null ? leaderElectNamespace : defaultNamespace(client);
+      Shard shardOfThis;
+      try {
+        shardOfThis = shardFlags.resolve(podName(), name -> replicas(client, ns, name),
+            leaderElect);
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException(e.getMessage());
+      } catch (KubernetesClientException e) {
+        parent.err().println("kollect: --total-shards-from-statefulset: cannot read StatefulSet "
+            + ns + "/" + totalShardsFromStatefulSet + ": " + e.getMessage());
+        return 1;
+      }
       LeaderElectionSettings election;
       OperatorConfig config;
       try {
@@ -285,7 +325,8 @@ final class RunCommand implements Callable<Integer> {
             statusWriteInterval, watchLiveness, defaultServiceAccount,
             Set.copyOf(clusterWideNamespaces), digestKey, listPageSize, clusterWideThreshold)
             .withGuards(guards)
-            .withClusters(clusterSettings);
+            .withClusters(clusterSettings)
+            .withShard(shardOfThis);
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       }
@@ -307,8 +348,9 @@ final class RunCommand implements Callable<Integer> {
     StopSignal stop = new StopSignal("kollect-shutdown");
     try {
       operator.start();
-      log.info("kollect running (cluster {}, leader election {})", config.clusterName(),
-          config.leaderElection().enabled() ? "on" : "off");
+      log.info("kollect running (cluster {}, leader election {}{})", config.clusterName(),
+          config.leaderElection().enabled() ? "on" : "off",
+          config.shard().sharded() ? ", shard " + config.shard() : "");
       if (duration == null) {
         stop.await();
       } else {
@@ -377,6 +419,29 @@ final class RunCommand implements Callable<Integer> {
     }
     String ns = client.getNamespace();
     return ns == null || ns.isBlank() ? "default" : ns;
+  }
+
+  /** {@code $POD_NAME} (the downward API), else the host name. */
+  private static String podName() {
+    String pod = System.getenv("POD_NAME");
+    if (pod != null && !pod.isBlank()) {
+      return pod;
+    }
+    try {
+      return System.getenv().getOrDefault("HOSTNAME", InetAddress.getLocalHost().getHostName());
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** A StatefulSet's {@code spec.replicas}; empty when it does not exist. */
+  private static OptionalInt replicas(KubernetesClient client, String namespace, String name) {
+    StatefulSet set = client.apps().statefulSets().inNamespace(namespace).withName(name).get();
+    if (set == null) {
+      return OptionalInt.empty();
+    }
+    Integer n = set.getSpec() == null ? null : set.getSpec().getReplicas();
+    return OptionalInt.of(n == null ? 1 : n); // unset replicas default to 1
   }
 
   private static String identity() {

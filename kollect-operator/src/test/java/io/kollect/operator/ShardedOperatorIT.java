@@ -1,0 +1,278 @@
+package io.kollect.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.kollect.core.Shard;
+import io.kollect.operator.crd.KollectInventory;
+import io.kollect.testing.SequencedRecordReceiver;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 15, "Sharding across replicas", in the operator: operators given {@code --total-shards N
+ * --shard I} over one API server, one KollectTarget, one http sink. Every operator also prints its
+ * records ({@code --stdout}), which tells which shard sent what.
+ */
+class ShardedOperatorIT {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String APPS = "apps";
+  private static final String NS = "sharded";
+  private static final int OBJECTS = 40;
+  private static final Duration CONVERGE = Duration.ofSeconds(60);
+
+  private static TestCluster cluster;
+  private static SequencedRecordReceiver receiver;
+  private static final List<TestOperator> operators = new ArrayList<>();
+  private static final List<ByteArrayOutputStream> printed = new ArrayList<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = TestCluster.start();
+    receiver = new SequencedRecordReceiver();
+    cluster.namespace("kollect-system");
+    cluster.namespace(APPS);
+    cluster.namespace(NS);
+    for (int i = 0; i < OBJECTS; i++) {
+      configMap("cm-" + i, "v" + i);
+    }
+    cluster.apply("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectProfile
+        metadata: {name: configmaps}
+        spec:
+          resources:
+            - version: v1
+              kind: ConfigMap
+              fields: [{name: v, path: "{.data.v}"}]
+        ---
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectSink
+        metadata: {name: hook, namespace: %s}
+        spec:
+          type: http
+          http: {url: "%s"}
+          batch: {linger: 50ms}
+        ---
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectTarget
+        metadata: {name: t, namespace: %s}
+        spec:
+          profileRef: configmaps
+          scope: {namespaces: [%s]}
+          sinkRefs: [hook]
+          writeInventory: true
+        """.formatted(NS, receiver.uri(), NS, APPS));
+  }
+
+  @AfterAll
+  static void stop() {
+    stopOperators();
+    receiver.close();
+    cluster.close();
+  }
+
+  private static void startShards(int total) {
+    for (int i = 0; i < total; i++) {
+      Shard shard = new Shard(total, i);
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      printed.add(out);
+      operators.add(TestOperator.on(cluster).trusting(NS)
+          .configure(c -> c.withShard(shard).withStatusWriteInterval(Duration.ofMillis(300)))
+          .configure(c -> new OperatorConfig(c.clusterName(), c.workers(), c.resyncPeriod(),
+              BindAddress.loopback(0), c.probeAddress(), c.leaderElection(),
+              c.includeNamespaces(), c.excludeNamespaces(), c.inventoryAuth(), c.checkpointDir(),
+              c.operatorNamespace(), c.stdoutRecords(), c.statusWriteInterval(),
+              c.watchLiveness(), c.defaultServiceAccount(), c.clusterWideNamespaces(),
+              c.digestKey(), c.listPageSize(), c.clusterWideThreshold(), c.guards(), c.clusters(),
+              c.shard()))
+          .stdout(new PrintStream(out, true, StandardCharsets.UTF_8))
+          .start());
+    }
+  }
+
+  private static void stopOperators() {
+    operators.forEach(TestOperator::close);
+    operators.clear();
+  }
+
+  private static void configMap(String name, String v) {
+    cluster.client().configMaps().inNamespace(APPS).resource(new ConfigMapBuilder()
+        .withNewMetadata().withName(name).endMetadata().withData(Map.of("v", v)).build())
+        .createOr(NonDeletingOperation::update);
+  }
+
+  /** The cluster's ConfigMaps in {@code apps}: name to {@code data.v}. */
+  private static Map<String, String> clusterState() {
+    Map<String, String> out = new HashMap<>();
+    for (ConfigMap cm : cluster.client().configMaps().inNamespace(APPS).list().getItems()) {
+      out.put(cm.getMetadata().getName(),
+          cm.getData() == null ? null : cm.getData().get("v"));
+    }
+    return out;
+  }
+
+  /** What the receiver folded (largest sequence per key wins): name to field {@code v}. */
+  private static Map<String, String> folded() {
+    Map<String, String> out = new HashMap<>();
+    receiver.byName().forEach((name, r) -> out.put(name,
+        r.path("fields").path("v").isMissingNode() || r.path("fields").path("v").isNull()
+            ? null : r.path("fields").path("v").asText()));
+    return out;
+  }
+
+  private static boolean owns(Shard shard, String name) {
+    return shard.owns("it", "", "ConfigMap", APPS, name);
+  }
+
+  private static Set<String> ownedBy(Shard shard, Set<String> names) {
+    return names.stream().filter(n -> owns(shard, n)).collect(Collectors.toSet());
+  }
+
+  /** The records one operator (by start order) printed, in order. */
+  private static List<JsonNode> printedBy(int operator) {
+    List<JsonNode> out = new ArrayList<>();
+    for (String line : printed.get(operator).toString(StandardCharsets.UTF_8).split("\n")) {
+      if (!line.isBlank()) {
+        try {
+          out.add(JSON.readTree(line));
+        } catch (java.io.IOException e) {
+          // a line being written right now: read on the next poll
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Records in an inventory object, by object name then record name. */
+  private static Map<String, Set<String>> inventoryObjects() {
+    Map<String, Set<String>> out = new HashMap<>();
+    for (KollectInventory inv : cluster.client().resources(KollectInventory.class)
+        .inNamespace(NS).list().getItems()) {
+      Set<String> names = new HashSet<>();
+      if (inv.getSpec() != null && inv.getSpec().records() != null) {
+        inv.getSpec().records().forEach(r -> names.add(r.path("name").asText()));
+      }
+      out.put(inv.getMetadata().getName(), names);
+    }
+    return out;
+  }
+
+  /** The sum of {@code kollect_informer_cached_objects} for ConfigMaps of one operator. */
+  private static long cachedConfigMaps(TestOperator operator) throws Exception {
+    URI uri = URI.create("http://127.0.0.1:"
+        + operator.operator().metricsAddress().orElseThrow().getPort() + "/metrics");
+    String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+    double sum = 0;
+    for (String line : body.split("\n")) {
+      if (line.startsWith("kollect_informer_cached_objects{") && line.contains("ConfigMap")) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return Math.round(sum);
+  }
+
+  @Test
+  void twoShardsSplitTheObjectsAndAThirdShardMovesThemWithoutADelete() throws Exception {
+    // ---- two shards -------------------------------------------------------------------------
+    startShards(2);
+    Set<String> names = clusterState().keySet();
+    await().atMost(CONVERGE).untilAsserted(() -> assertThat(folded()).isEqualTo(clusterState()));
+
+    // each object came from exactly its owner: the names each shard printed are its own
+    for (int i = 0; i < 2; i++) {
+      Shard shard = new Shard(2, i);
+      Set<String> sent = printedBy(i).stream().map(r -> r.path("name").asText())
+          .collect(Collectors.toSet());
+      assertThat(sent).as("shard %s", shard).isEqualTo(ownedBy(shard, names));
+    }
+    assertThat(ownedBy(new Shard(2, 0), names)).hasSizeBetween(OBJECTS / 4, OBJECTS * 3 / 4);
+
+    // each operator's cache holds its own objects only
+    for (int i = 0; i < 2; i++) {
+      int index = i;
+      await().atMost(CONVERGE).untilAsserted(() -> assertThat(cachedConfigMaps(operators.get(index)))
+          .isEqualTo(ownedBy(new Shard(2, index), names).size()));
+    }
+
+    // per-shard identity: inventory objects and checkpoints carry the shard index
+    await().atMost(CONVERGE).untilAsserted(() -> assertThat(inventoryObjects()).isEqualTo(Map.of(
+        "t-shard-0-0", ownedBy(new Shard(2, 0), names),
+        "t-shard-1-0", ownedBy(new Shard(2, 1), names))));
+    List<ConfigMap> checkpoints = cluster.client().configMaps().inNamespace("kollect-system")
+        .withLabel(ConfigMapCheckpointStore.LABEL).list().getItems();
+    assertThat(checkpoints).isNotEmpty().allSatisfy(cm -> {
+      String shard = cm.getMetadata().getLabels().get(ShardNames.SHARD_LABEL);
+      assertThat(shard).isIn("0", "1");
+      assertThat(cm.getMetadata().getLabels().get(ConfigMapCheckpointStore.LABEL))
+          .endsWith("-shard-" + shard);
+    });
+
+    // ---- restart both with three shards -------------------------------------------------------
+    stopOperators();
+    int before = printed.size();
+    startShards(3);
+    Set<String> names3 = clusterState().keySet();
+    // every shard has written its part: the records it lost are out of its inventory objects
+    await().atMost(CONVERGE).untilAsserted(() -> assertThat(inventoryObjects()).isEqualTo(Map.of(
+        "t-shard-0-0", ownedBy(new Shard(3, 0), names3),
+        "t-shard-1-0", ownedBy(new Shard(3, 1), names3),
+        "t-shard-2-0", ownedBy(new Shard(3, 2), names3))));
+    assertThat(folded()).isEqualTo(clusterState());
+    // churn after the move: a change, a delete and a new object reach their new owners
+    configMap("cm-1", "changed");
+    cluster.client().configMaps().inNamespace(APPS).withName("cm-2").delete();
+    configMap("cm-new", "fresh");
+    await().atMost(CONVERGE).untilAsserted(() -> assertThat(folded()).isEqualTo(clusterState()));
+    Set<String> now = clusterState().keySet();
+    await().atMost(CONVERGE).untilAsserted(() -> assertThat(inventoryObjects()).isEqualTo(Map.of(
+        "t-shard-0-0", ownedBy(new Shard(3, 0), now),
+        "t-shard-1-0", ownedBy(new Shard(3, 1), now),
+        "t-shard-2-0", ownedBy(new Shard(3, 2), now))));
+
+    // the move sent no DELETE: the only one is of the deleted object, from its owner
+    for (int i = 0; i < 3; i++) {
+      Shard shard = new Shard(3, i);
+      List<JsonNode> records = printedBy(before + i);
+      assertThat(records).allSatisfy(r -> assertThat(owns(shard, r.path("name").asText()))
+          .as("%s sent %s", shard, r.path("name").asText()).isTrue());
+      assertThat(records.stream().filter(r -> r.path("op").asText().equals("DELETE"))
+          .map(r -> r.path("name").asText()))
+          .as("DELETEs of %s", shard)
+          .isSubsetOf("cm-2");
+    }
+    // a shard that kept an object did not send it again unless it changed
+    Shard zero = new Shard(3, 0);
+    Set<String> keptByZero = names.stream()
+        .filter(n -> owns(new Shard(2, 0), n) && owns(zero, n) && !n.equals("cm-1")
+            && !n.equals("cm-2"))
+        .collect(Collectors.toSet());
+    assertThat(keptByZero).isNotEmpty();
+    assertThat(printedBy(before).stream().map(r -> r.path("name").asText()))
+        .doesNotContainAnyElementsOf(keptByZero);
+    assertThat(receiver.unsequenced()).isZero();
+  }
+}
