@@ -134,9 +134,6 @@ final class InformerSet<H extends InformerSet.Member> {
       return null;
     }
     next.values().forEach(Member::activate);
-    pending.clear();
-    pendingView = Map.of();
-    active = java.util.Collections.unmodifiableMap(next);
     List<H> retired = new ArrayList<>();
     for (H h : old.values()) {
       if (next.get(h.scope()) != h) {
@@ -144,7 +141,14 @@ final class InformerSet<H extends InformerSet.Member> {
         retired.add(h);
       }
     }
+    // Informer threads read these three without a lock, so the order of the writes is what they
+    // may see in between: every informer must stay findable (active, pending or draining) at each
+    // step, or its event in that instant is heard by nobody. A replaced one drains before the new
+    // set is published; a promoted one is active before it stops being pending.
     draining.addAll(retired);
+    active = java.util.Collections.unmodifiableMap(next);
+    pending.clear();
+    pendingView = Map.of();
     return new Switch<>(old, active, retired);
   }
 

@@ -42,8 +42,12 @@ class InformerSetTest {
       phase = "active";
     }
 
+    /** Runs while the set retires this informer, in the middle of a switch. */
+    Runnable whileRetiring = () -> {};
+
     @Override
     public void retire() {
+      whileRetiring.run();
       phase = "retired";
     }
 
@@ -132,5 +136,32 @@ class InformerSetTest {
     assertThat(set.authority("a", p -> p.covers(wantsB))).isSameAs(widening);
     assertThat(set.authority("a", p -> p.covers(List.of(List.of("data", "a")))))
         .isSameAs(started.get(0));
+  }
+
+  @Test
+  void inTheMiddleOfASwitchTheReplacedInformerStillSpeaksForItsLeases() {
+    ObjectProjection wide = ObjectProjection.of(List.of(List.of("data", "a"), List.of("data", "b")));
+    set.apply(Set.of(ScopePlanner.ALL), NARROW);
+    Fake narrow = started.get(0);
+    narrow.synced = true;
+    set.onSynced(narrow);
+    set.apply(Set.of(ScopePlanner.ALL), wide);
+    Fake widened = started.get(1);
+    widened.synced = true;
+    // informer threads read the set without a lock while the planner switches it: an event
+    // either informer hands out at any instant of the switch must find a lease to tell
+    List<Boolean> heard = new ArrayList<>();
+    narrow.whileRetiring = () -> {
+      heard.add(set.speaksFor(narrow, "a", p -> true));
+      heard.add(set.speaksFor(widened, "a", p -> true));
+    };
+    InformerSet.Switch<Fake> change = set.onSynced(widened);
+    assertThat(change.retired()).containsExactly(narrow);
+    // while it is being retired the replaced informer still speaks (it drains before the new set
+    // is published; before, an event it handed out in that instant was heard by nobody), and the
+    // replacing one does not yet: one voice per lease until the switch is visible, then both
+    assertThat(heard).containsExactly(true, false);
+    assertThat(set.speaksFor(narrow, "a", p -> true)).isTrue();
+    assertThat(set.speaksFor(widened, "a", p -> true)).isTrue();
   }
 }
