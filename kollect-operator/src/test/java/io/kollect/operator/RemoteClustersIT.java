@@ -57,7 +57,7 @@ class RemoteClustersIT {
     west = TestApiServer.builder().tokenUser(WEST_TOKEN, "kollect", "system:masters").start();
     receiver = new SequencedRecordReceiver();
     home.namespace("kollect-system");
-    for (String ns : new String[] {"fleet", "rotate", "gone", "refused", "clash", "inv"}) {
+    for (String ns : new String[] {"fleet", "rotate", "gone", "refused", "clash", "inv", "xref"}) {
       home.namespace(ns);
     }
     for (TestApiServer remote : new TestApiServer[] {east, west}) {
@@ -76,7 +76,7 @@ class RemoteClustersIT {
               fields: [{name: v, path: "{.data.v}"}]
         """);
     operator = TestOperator.on(home)
-        .trusting("fleet", "rotate", "gone", "refused", "clash", "inv")
+        .trusting("fleet", "rotate", "gone", "refused", "clash", "inv", "xref")
         .configure(c -> c.withStatusWriteInterval(Duration.ofMillis(300)))
         .start();
   }
@@ -404,13 +404,13 @@ class RemoteClustersIT {
     home.apply("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectTarget
-        metadata: {name: t, namespace: refused}
+        metadata: {name: t, namespace: xref}
         spec:
           profileRef: configmaps
           clusterRef: {name: east, namespace: clash}
         """);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      KollectTarget t = home.client().resources(KollectTarget.class).inNamespace("refused")
+      KollectTarget t = home.client().resources(KollectTarget.class).inNamespace("xref")
           .withName("t").get();
       assertThat(t.getStatus()).isNotNull();
       Condition ready = t.getStatus().conditions().stream()
