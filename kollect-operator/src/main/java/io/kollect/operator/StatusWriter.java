@@ -35,6 +35,11 @@ import org.slf4j.LoggerFactory;
  * to the one this instance last wrote from the same cached version is skipped, so resyncs and
  * restarts with nothing new cost no writes.
  *
+ * <p><b>Entries with one writer each.</b> A sharded target's {@code status.shards[]} entry is
+ * server-side applied by its shard alone ({@link #applyEntryNow}), and the rest of that status is
+ * written from the object as stored ({@link #writeNowFrom}), so that the PUT, which replaces the
+ * whole status, carries the entries as they are when it lands.
+ *
  * <p>Writes run on {@code executor} (one thread: the API calls of status never run on an informer
  * thread); {@link #write} returns at once.
  */
