@@ -198,5 +198,15 @@ class ShardStatusIT {
     });
     assertThat(shards().stream().map(ShardEntry::observedGeneration).collect(Collectors.toSet()))
         .containsExactly(2L);
+
+    // ---- back to one operator: no shards list, the whole status is its own -----------------------
+    new ArrayList<>(running.keySet()).forEach(ShardStatusIT::stopShard);
+    startShard(Shard.NONE);
+    await().atMost(CONVERGE).untilAsserted(() -> {
+      assertThat(status().shards()).isNull();
+      assertThat(ready().getStatus()).isEqualTo("True");
+      assertThat(ready().getReason()).isEqualTo("Reconciled");
+      assertThat(status().objects()).isEqualTo(OBJECTS);
+    });
   }
 }
