@@ -302,6 +302,8 @@ final class StatusWriter {
   /** Forgets one object (deleted), named {@code Kind namespace/name} or {@code Kind name}. */
   void forget(String object) {
     written.remove(object);
+    // and the entries it applied, kept as "<object> <field manager>" (names hold no spaces)
+    written.keySet().removeIf(k -> k.startsWith(object + " "));
   }
 
   private GenericKubernetesResource withStatus(GenericKubernetesResource base, JsonNode status) {
