@@ -18,6 +18,7 @@ import io.kollect.operator.crd.KollectTargetSpec;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
@@ -50,6 +51,10 @@ final class CustomResourceFeed implements AutoCloseable {
 
     /** The target was deleted (its status and metrics are dropped). */
     void deleted(TargetId id);
+
+    /** Only the target's {@code status.shards[]} changed: another shard wrote its part. */
+    default void shardsChanged(TargetId id) {
+    }
   }
 
   /** Where a profile's spec goes: the engine, or the profile lifecycle in front of it. */
@@ -182,9 +187,42 @@ final class CustomResourceFeed implements AutoCloseable {
         handler(this::onSink, this::onSinkDeleted));
     awaitListed("KollectProfiles", profiles.start());
     awaitListed("KollectSinks", sinks.start());
+    KindWatch.Handler<KollectTarget> targetEvents = handler(this::onTarget,
+        this::onTargetDeleted);
     targets = new KindWatch<>(client, KollectTarget.class, KollectTargetSpec.class, true,
-        resyncMillis, handler(this::onTarget, this::onTargetDeleted));
+        resyncMillis, new KindWatch.Handler<>() {
+          @Override
+          public void upsert(KollectTarget object) {
+            targetEvents.upsert(object);
+          }
+
+          @Override
+          public void delete(HasMetadata object) {
+            targetEvents.delete(object);
+          }
+
+          @Override
+          public void unreadable(GenericKubernetesResource object, String problem) {
+            targetEvents.unreadable(object, problem);
+          }
+
+          @Override
+          public void statusChanged(GenericKubernetesResource before,
+              GenericKubernetesResource after) {
+            // Every other status-only update is the operators' own writes: nothing to do.
+            if (!Objects.equals(shardsOf(before), shardsOf(after))) {
+              targetHooks.shardsChanged(new TargetId(after.getMetadata().getNamespace(),
+                  after.getMetadata().getName()));
+            }
+          }
+        });
     awaitListed("KollectTargets", targets.start());
+  }
+
+  /** A target's {@code status.shards}, as read from the watch; {@code null} when absent. */
+  static Object shardsOf(GenericKubernetesResource target) {
+    return target.getAdditionalProperties().get("status") instanceof Map<?, ?> status
+        ? status.get(ShardStatuses.LIST) : null;
   }
 
   /** Whether every kind has been listed. */

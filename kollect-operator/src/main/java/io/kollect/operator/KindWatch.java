@@ -56,7 +56,10 @@ final class KindWatch<T extends HasMetadata> implements AutoCloseable {
     /** An object (added or changed) cannot be read; {@code problem} says what is not understood. */
     void unreadable(GenericKubernetesResource object, String problem);
 
-    /** Only the status changed (a profile's experiment is driven by its status). */
+    /**
+     * Only the status changed (a profile's experiment is driven by its status; a sharded
+     * target's top level by the shards' entries).
+     */
     default void statusChanged(GenericKubernetesResource before, GenericKubernetesResource after) {
     }
   }

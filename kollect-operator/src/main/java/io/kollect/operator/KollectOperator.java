@@ -144,7 +144,7 @@ public final class KollectOperator implements AutoCloseable {
     CoalescedWrites<TargetId> coalesced = new CoalescedWrites<>(config.statusWriteInterval(),
         (task, delay) -> writer.schedule(task, delay, TimeUnit.NANOSECONDS), System::nanoTime);
     this.targetStatuses = new TargetStatuses(coalesced, statusWriter, metrics, inventoryObjects,
-        id -> this.feed.cachedTarget(id), this::isLeader, clock);
+        id -> this.feed.cachedTarget(id), this::isLeader, clock, config.shard());
     this.sweep = new InventorySweep(InventorySweep.clusterApi(client, inventoryObjects),
         id -> this.feed.target(id), writer::execute,
         inv -> ShardNames.foreign(config.shard(), InventoryObjectSink.shardOf(inv)));
@@ -160,6 +160,11 @@ public final class KollectOperator implements AutoCloseable {
           @Override
           public void deleted(TargetId id) {
             targetStatuses.forget(id);
+          }
+
+          @Override
+          public void shardsChanged(TargetId id) {
+            targetStatuses.shardsChanged(id);
           }
         }, this::isLeader,
         new CustomResourceFeed.Settings(config.namespaceFilter(),

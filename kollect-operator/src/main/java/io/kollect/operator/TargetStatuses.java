@@ -2,12 +2,16 @@ package io.kollect.operator;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.kollect.core.Condition;
+import io.kollect.core.Shard;
 import io.kollect.core.TargetId;
 import io.kollect.core.TargetStatus;
 import io.kollect.core.TargetStatusListener;
 import io.kollect.export.DeliveryStatus;
 import io.kollect.operator.crd.KollectTargetStatus;
+import io.kollect.operator.crd.KollectTargetStatus.ShardEntry;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -25,6 +29,11 @@ import java.util.function.Function;
  * informers are still listing ({@code Ready=False, NotSynced}) is transient: its first write waits
  * one interval, and a settled status arriving meanwhile is written at once instead, so a target
  * that syncs quickly costs one write on start, not two.
+ *
+ * <p><b>Sharded</b> ({@link Shard#sharded()}), a write applies this shard's own {@code
+ * status.shards[]} entry, and on shard 0 then writes the top level over all shards' entries
+ * ({@link ShardStatuses}). Shard 0 writes again when another shard's entry changes ({@link
+ * #shardsChanged}); the same coalescing applies. Unsharded, the whole status is one PUT as before.
  */
 final class TargetStatuses implements TargetStatusListener {
 
@@ -37,6 +46,7 @@ final class TargetStatuses implements TargetStatusListener {
   private final Function<TargetId, Optional<GenericKubernetesResource>> cached;
   private final BooleanSupplier leader;
   private final Clock clock;
+  private final Shard shard;
   private final Map<TargetId, TargetStatus> last = new ConcurrentHashMap<>();
   /** Targets that reported a status since this instance started leading. */
   private final Set<TargetId> reportedWhileLeading = ConcurrentHashMap.newKeySet();
@@ -44,6 +54,13 @@ final class TargetStatuses implements TargetStatusListener {
   TargetStatuses(CoalescedWrites<TargetId> writes, StatusWriter writer, OperatorMetrics metrics,
       InventoryObjectSink inventory, Function<TargetId, Optional<GenericKubernetesResource>> cached,
       BooleanSupplier leader, Clock clock) {
+    this(writes, writer, metrics, inventory, cached, leader, clock, Shard.NONE);
+  }
+
+  TargetStatuses(CoalescedWrites<TargetId> writes, StatusWriter writer, OperatorMetrics metrics,
+      InventoryObjectSink inventory, Function<TargetId, Optional<GenericKubernetesResource>> cached,
+      BooleanSupplier leader, Clock clock, Shard shard) {
+    this.shard = shard;
     this.writes = writes;
     this.writer = writer;
     this.metrics = metrics;
@@ -133,11 +150,45 @@ final class TargetStatuses implements TargetStatusListener {
     }
     Map<String, DeliveryStatus> deliveries = deliveries(status);
     metrics.deliveries(id, deliveries);
-    KollectTargetStatus previous = previousStatus(object.get());
-    KollectTargetStatus next = CrTranslation.status(status, inventory.health(id).orElse(null),
-        deliveries, clock.instant(), previous)
-        .withLastHandledReconcileAt(handledReconcile.apply(id));
-    writer.writeNow(object.get(), next);
+    InventoryHealth health = inventory.health(id).orElse(null);
+    String handled = handledReconcile.apply(id);
+    Instant now = clock.instant();
+    Function<GenericKubernetesResource, KollectTargetStatus> own = base -> CrTranslation.status(
+        status, health, deliveries, now, previousStatus(base)).withLastHandledReconcileAt(handled);
+    if (!shard.sharded()) {
+      writer.writeNow(object.get(), own.apply(object.get()));
+      return;
+    }
+    ShardEntry entry = ShardStatuses.entry(shard.index(), own.apply(object.get()));
+    Optional<GenericKubernetesResource> applied = writer.applyEntryNow(object.get(),
+        ShardStatuses.fieldManager(shard.index()), ShardStatuses.LIST, ShardStatuses.KEY, entry);
+    if (shard.index() != 0) {
+      return;
+    }
+    // The apply's answer holds every shard's newest entry: the top level starts from it.
+    writer.writeNowFrom(applied.orElse(object.get()), base -> {
+      KollectTargetStatus mine = own.apply(base);
+      KollectTargetStatus stored = previousStatus(base);
+      return ShardStatuses.topLevel(mine,
+          stored == null || stored.shards() == null ? List.of() : stored.shards(), entry,
+          shard.total(), generation(base),
+          stored == null || stored.conditions() == null ? List.of() : stored.conditions(), now);
+    });
+  }
+
+  /**
+   * Another shard's entry of a target changed: shard 0 writes the top level again (coalesced);
+   * other shards and unsharded operators have nothing to do.
+   */
+  void shardsChanged(TargetId id) {
+    if (shard.sharded() && shard.index() == 0 && last.containsKey(id)) {
+      requestWrite(id);
+    }
+  }
+
+  private static long generation(GenericKubernetesResource object) {
+    Long g = object.getMetadata().getGeneration();
+    return g == null ? 0 : g;
   }
 
   /**

@@ -49,6 +49,24 @@ class GeneratedCrdsTest {
     assertThat(resource.path("includeSecretData").path("type").asText()).isEqualTo("boolean");
   }
 
+  /**
+   * Issue 15: each shard server-side applies only its own {@code status.shards[]} entry; the
+   * shipped CRD must make the list a map keyed by {@code index}, or one shard's apply would
+   * replace the other shards' entries.
+   */
+  @Test
+  void theTargetCrdMergesShardEntriesByIndex() throws IOException {
+    Path deployed = Path.of(System.getProperty("kollect.crds.dir", "../deploy/crds"));
+    var yaml = new com.fasterxml.jackson.databind.ObjectMapper(
+        new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    var crd = yaml.readTree(deployed.resolve("kollecttargets.kollect.io-v1.yml").toFile());
+    var shards = crd.at("/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/"
+        + "shards");
+    assertThat(shards.path("x-kubernetes-list-type").asText()).isEqualTo("map");
+    assertThat(shards.path("x-kubernetes-list-map-keys").toString()).isEqualTo("[\"index\"]");
+    assertThat(shards.at("/items/required").toString()).contains("\"index\"");
+  }
+
   /** Issue 12 item 9: a sink URL's port outside 1-65535 is refused by the CRD itself. */
   @Test
   void theSinkCrdRefusesPortsOutsideTheValidRange() throws IOException {

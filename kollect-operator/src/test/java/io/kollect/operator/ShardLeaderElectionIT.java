@@ -6,6 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.kollect.core.Shard;
+import io.kollect.operator.crd.KollectTarget;
+import io.kollect.operator.crd.KollectTargetStatus;
+import io.kollect.operator.crd.KollectTargetStatus.ShardEntry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +21,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 15: with more replicas than shards, each shard elects its own leader on its own Lease;
  * a shard's standby takes over that shard only, and the other shard's leader is not affected.
+ * Each shard's leader writes its part of the target's status, the new leader of a shard too.
  */
 class ShardLeaderElectionIT {
 
@@ -84,6 +88,7 @@ class ShardLeaderElectionIT {
             c.statusWriteInterval(), c.watchLiveness(), c.defaultServiceAccount(),
             c.clusterWideNamespaces(), c.digestKey(), c.listPageSize(),
             c.clusterWideThreshold(), c.guards(), c.clusters(), shard))
+        .configure(c -> c.withStatusWriteInterval(Duration.ofMillis(300)))
         .stdout(records.printStream())
         .start();
     Replica r = new Replica(op, records);
@@ -94,6 +99,24 @@ class ShardLeaderElectionIT {
   private static String holder(String lease) {
     Lease l = cluster.client().leases().inNamespace("kollect-system").withName(lease).get();
     return l == null || l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
+  }
+
+  private static KollectTargetStatus targetStatus() {
+    KollectTarget t = cluster.client().resources(KollectTarget.class).inNamespace("apps")
+        .withName("t").get();
+    return t == null ? null : t.getStatus();
+  }
+
+  private static ShardEntry entry(int index) {
+    KollectTargetStatus s = targetStatus();
+    return s == null || s.shards() == null ? null
+        : s.shards().stream().filter(e -> e.index() == index).findFirst().orElse(null);
+  }
+
+  private static int ownedByShardZero() {
+    return (int) cluster.client().configMaps().inNamespace("apps").list().getItems().stream()
+        .filter(cm -> new Shard(2, 0).owns("it", "", "ConfigMap", "apps",
+            cm.getMetadata().getName())).count();
   }
 
   @Test
@@ -114,6 +137,12 @@ class ShardLeaderElectionIT {
     await().atMost(Duration.ofSeconds(60)).until(() -> first0.records().lines().size()
         + only1.records().lines().size() >= 10);
     assertThat(second0.records().lines()).isEmpty();
+    // each shard's leader wrote its part; shard 0's the total
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(entry(0)).isNotNull();
+      assertThat(entry(1)).isNotNull();
+      assertThat(targetStatus().objects()).isEqualTo(10);
+    });
 
     long stoppedAt = System.nanoTime();
     first0.close();
@@ -122,5 +151,16 @@ class ShardLeaderElectionIT {
     assertThat(holder("kollect-leader-shard-0")).isEqualTo("second-0");
     assertThat(holder("kollect-leader-shard-1")).isEqualTo("only-1");
     assertThat(only1.leads()).isTrue();
+    // the new leader of shard 0 writes its entry and the total: a new object of shard 0 counts
+    String name = java.util.stream.IntStream.range(10, 1000).mapToObj(i -> "cm-" + i)
+        .filter(n -> new Shard(2, 0).owns("it", "", "ConfigMap", "apps", n)).findFirst()
+        .orElseThrow();
+    cluster.client().configMaps().inNamespace("apps").resource(new ConfigMapBuilder()
+        .withNewMetadata().withName(name).endMetadata().withData(Map.of("v", "new")).build())
+        .create();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(entry(0).objects()).isEqualTo(ownedByShardZero());
+      assertThat(targetStatus().objects()).isEqualTo(11);
+    });
   }
 }

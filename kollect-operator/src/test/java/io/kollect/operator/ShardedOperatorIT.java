@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.kollect.core.Shard;
 import io.kollect.operator.crd.KollectInventory;
+import io.kollect.operator.crd.KollectTarget;
+import io.kollect.operator.crd.KollectTargetStatus;
 import io.kollect.testing.SequencedRecordReceiver;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -33,7 +35,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 15, "Sharding across replicas", in the operator: operators given {@code --total-shards N
  * --shard I} over one API server, one KollectTarget, one http sink. Every operator also prints its
- * records ({@code --stdout}), which tells which shard sent what.
+ * records ({@code --stdout}), which tells which shard sent what. The target's status has one
+ * entry per shard with that shard's objects, and their total at the top level.
  */
 class ShardedOperatorIT {
 
@@ -195,6 +198,28 @@ class ShardedOperatorIT {
     return Math.round(sum);
   }
 
+  /**
+   * The target's status: one {@code status.shards[]} entry per shard counting that shard's
+   * objects, and at the top level the total of all shards, Ready.
+   */
+  private static void assertStatusPerShard(int total, Set<String> names) {
+    KollectTarget t = cluster.client().resources(KollectTarget.class).inNamespace(NS)
+        .withName("t").get();
+    KollectTargetStatus status = t.getStatus();
+    assertThat(status).isNotNull();
+    assertThat(status.shards()).extracting(KollectTargetStatus.ShardEntry::index)
+        .containsExactlyInAnyOrderElementsOf(
+            java.util.stream.IntStream.range(0, total).boxed().toList());
+    for (KollectTargetStatus.ShardEntry e : status.shards()) {
+      assertThat(e.objects()).as("objects of shard %s", e.index())
+          .isEqualTo(ownedBy(new Shard(total, e.index()), names).size());
+      assertThat(e.ready()).isEqualTo("True");
+    }
+    assertThat(status.objects()).isEqualTo(names.size());
+    assertThat(status.conditions()).filteredOn(c -> c.getType().equals("Ready")).singleElement()
+        .satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"));
+  }
+
   @Test
   void twoShardsSplitTheObjectsAndAThirdShardMovesThemWithoutADelete() throws Exception {
     // ---- two shards -------------------------------------------------------------------------
@@ -231,6 +256,8 @@ class ShardedOperatorIT {
           .endsWith("-shard-" + shard);
     });
 
+    await().atMost(CONVERGE).untilAsserted(() -> assertStatusPerShard(2, names));
+
     // ---- restart both with three shards -------------------------------------------------------
     stopOperators();
     int before = printed.size();
@@ -252,6 +279,7 @@ class ShardedOperatorIT {
         "t-shard-0-0", ownedBy(new Shard(3, 0), now),
         "t-shard-1-0", ownedBy(new Shard(3, 1), now),
         "t-shard-2-0", ownedBy(new Shard(3, 2), now))));
+    await().atMost(CONVERGE).untilAsserted(() -> assertStatusPerShard(3, now));
 
     // the move sent no DELETE: the only one is of the deleted object, from its owner
     for (int i = 0; i < 3; i++) {

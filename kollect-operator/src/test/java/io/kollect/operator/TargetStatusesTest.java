@@ -100,6 +100,72 @@ class TargetStatusesTest {
     assertThat(scheduled).singleElement().extracting(Scheduled::delayNanos).isEqualTo(0L);
   }
 
+  /** Statuses of shard {@code index} of 2, recording each API call as "APPLY manager" or "PUT". */
+  private TargetStatuses shard(int index, List<String> calls) {
+    return new TargetStatuses(
+        new CoalescedWrites<>(Duration.ofSeconds(10),
+            (task, delay) -> scheduled.add(new Scheduled(task, delay)), () -> 0L),
+        new StatusWriter(new StatusWriter.Api() {
+          @Override
+          public GenericKubernetesResource putStatus(GenericKubernetesResource object) {
+            calls.add("PUT");
+            written.add(object.getAdditionalProperties().get("status"));
+            return object;
+          }
+
+          @Override
+          public GenericKubernetesResource get(GenericKubernetesResource object) {
+            return object;
+          }
+
+          @Override
+          public GenericKubernetesResource applyStatus(GenericKubernetesResource partial,
+              String fieldManager) {
+            calls.add("APPLY " + fieldManager);
+            GenericKubernetesResource after = cachedTarget();
+            after.getMetadata().setResourceVersion("2");
+            after.setAdditionalProperty("status", partial.getAdditionalProperties().get("status"));
+            return after;
+          }
+        }, new KubernetesSerialization(), Runnable::run),
+        new OperatorMetrics(), new InventoryObjectSink(null, id -> Optional.empty(), 1024),
+        id -> Optional.of(cachedTarget()), leader::get, Clock.fixed(NOW, ZoneOffset.UTC),
+        new io.kollect.core.Shard(2, index));
+  }
+
+  @Test
+  void aShardOtherThanZeroAppliesOnlyItsOwnEntryAndNeverWritesTheTopLevel() {
+    List<String> calls = new ArrayList<>();
+    TargetStatuses one = shard(1, calls);
+    one.onStatus(status("True", "Reconciled"));
+    runScheduled();
+    one.shardsChanged(ID);
+
+    assertThat(calls).containsExactly("APPLY kollect-shard-1");
+    assertThat(scheduled).as("another shard's entry is shard 0's business").isEmpty();
+  }
+
+  @Test
+  void shardZeroAppliesItsEntryThenWritesTheTopLevelFromTheAppliedObject() {
+    List<String> calls = new ArrayList<>();
+    TargetStatuses zero = shard(0, calls);
+    zero.onStatus(status("True", "Reconciled"));
+    runScheduled();
+
+    assertThat(calls).containsExactly("APPLY kollect-shard-0", "PUT");
+    assertThat(readyReason(written.get(0))).as("shard 1 has not reported")
+        .isEqualTo(ShardStatuses.REASON_SHARDS_NOT_READY);
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> shards = (List<Map<String, Object>>)
+        ((Map<String, Object>) written.get(0)).get("shards");
+    assertThat(shards).as("the PUT carries the entry the apply stored").singleElement()
+        .satisfies(e -> assertThat(e).containsEntry("index", 0));
+
+    zero.shardsChanged(ID);
+    assertThat(scheduled).as("another shard's entry changed: the top level is written again")
+        .hasSize(1);
+  }
+
   @Test
   void aStandbyWritesNothingButKnowsTheStatus() {
     leader.set(false);

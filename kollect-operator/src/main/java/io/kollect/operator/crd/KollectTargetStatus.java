@@ -2,6 +2,7 @@ package io.kollect.operator.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 import java.util.Map;
@@ -9,25 +10,40 @@ import java.util.Map;
 /**
  * {@code KollectTarget.status}, written by the leader.
  *
+ * <p><b>Sharded</b> ({@code --total-shards N}, N &gt; 1), the status has N + 1 writers: each
+ * shard's leader server-side applies its own {@code shards[]} entry (field manager {@code
+ * kollect-shard-<i>}; the CRD makes {@code shards} a map list keyed by {@code index}, so entries
+ * merge), and shard 0's leader alone writes everything else, summing {@code objects} and {@code
+ * objectCounts} over the entries and making {@code Ready} True only when every shard is.
+ * Unsharded, {@code shards} is absent.
+ *
  * @param observedGeneration the spec generation this status describes
  * @param conditions {@code Ready}, {@code Degraded}, and as kstatus has them {@code Reconciling}
  *     and {@code Stalled} (only while True), plus {@code RecordsRejected}
- * @param objectCounts exported objects per resource type ({@code apiVersion/Kind})
+ * @param objectCounts exported objects per resource type ({@code apiVersion/Kind}); sharded, the sum
+ *     over {@code shards[]}
  * @param skipped parts of the scope that cannot be read
- * @param lastExportTime when records were last handed to the sinks (RFC 3339)
- * @param objects exported objects in total (the printer column)
+ * @param lastExportTime when records were last handed to the sinks (RFC 3339); sharded, the
+ *     latest of the shards'
+ * @param objects exported objects in total (the printer column); sharded, the sum over {@code
+ *     shards[]}
  * @param inventory how writing the KollectInventory objects goes, when the target writes them
  * @param sinks per sink: the last acknowledged delivery, pending records and failures
  * @param clusters per cluster the target reads (when it names clusters): ready, objects, why not
+ * @param lastHandledReconcileAt the last forced reconcile request handled
+ * @param shards sharded only: each shard's own part, written by that shard
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record KollectTargetStatus(
     Long observedGeneration,
     List<Condition> conditions,
-    Map<String, Integer> objectCounts,
+    @JsonPropertyDescription("Exported objects per resource type (apiVersion/Kind); sharded, the "
+        + "sum over shards[].")
+        Map<String, Integer> objectCounts,
     List<SkippedEntry> skipped,
     String lastExportTime,
-    @JsonPropertyDescription("Exported objects in total.") Integer objects,
+    @JsonPropertyDescription("Exported objects in total; sharded, the sum over shards[].")
+        Integer objects,
     @JsonPropertyDescription("How writing the KollectInventory objects goes.")
         InventoryStatus inventory,
     @JsonPropertyDescription("Per sink: the last acknowledged delivery, pending records, failures.")
@@ -37,7 +53,22 @@ public record KollectTargetStatus(
         List<ClusterEntry> clusters,
     @JsonPropertyDescription("The last value of the kollect.io/reconcile-requested-at annotation "
         + "that forced a full pass.")
-        String lastHandledReconcileAt) {
+        String lastHandledReconcileAt,
+    @JsonPropertyDescription("Sharded operators only (--total-shards > 1): each shard's own part, "
+        + "written by that shard's leader with server-side apply (field manager "
+        + "kollect-shard-<index>). The other fields are shard 0's: objects and objectCounts sum "
+        + "these entries, Ready is True only when every shard's entry is Ready at the current "
+        + "generation.")
+        List<ShardEntry> shards) {
+
+  /** The status before issue 15's per-shard entries. */
+  public KollectTargetStatus(Long observedGeneration, List<Condition> conditions,
+      Map<String, Integer> objectCounts, List<SkippedEntry> skipped, String lastExportTime,
+      Integer objects, InventoryStatus inventory, List<SinkStatus> sinks,
+      List<ClusterEntry> clusters, String lastHandledReconcileAt) {
+    this(observedGeneration, conditions, objectCounts, skipped, lastExportTime, objects, inventory,
+        sinks, clusters, lastHandledReconcileAt, null);
+  }
 
   /** The status before issue 16 (no forced reconcile handled). */
   public KollectTargetStatus(Long observedGeneration, List<Condition> conditions,
@@ -51,8 +82,32 @@ public record KollectTargetStatus(
   /** This status echoing {@code value} as the handled reconcile request. */
   public KollectTargetStatus withLastHandledReconcileAt(String value) {
     return new KollectTargetStatus(observedGeneration, conditions, objectCounts, skipped,
-        lastExportTime, objects, inventory, sinks, clusters, value);
+        lastExportTime, objects, inventory, sinks, clusters, value, shards);
   }
+
+  /**
+   * {@code status.shards[]}: one shard's part of the target, as that shard's leader sees it.
+   *
+   * @param index the shard ({@code --shard}); the list's key
+   * @param ready the shard's {@code Ready}: {@code True}, {@code False} or {@code Unknown}
+   * @param reason the CamelCase reason of the shard's {@code Ready}
+   * @param message the shard's {@code Ready} message
+   * @param objects objects this shard exports
+   * @param objectCounts objects this shard exports per resource type ({@code apiVersion/Kind})
+   * @param observedGeneration the spec generation the shard's part describes
+   * @param lastExportTime when this shard last handed records to the sinks (RFC 3339)
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record ShardEntry(
+      @Required @JsonPropertyDescription("The shard (--shard); the key of the list.")
+          Integer index,
+      @JsonPropertyDescription("The shard's Ready: True, False or Unknown.") String ready,
+      String reason,
+      String message,
+      @JsonPropertyDescription("Objects this shard exports.") Integer objects,
+      Map<String, Integer> objectCounts,
+      Long observedGeneration,
+      String lastExportTime) {}
 
   /**
    * {@code status.clusters[]}.

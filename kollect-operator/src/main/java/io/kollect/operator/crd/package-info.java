@@ -5,6 +5,8 @@
  * io.kollect.operator.crd.KollectCluster}.
  *
  * <p>The CRD YAML in {@code deploy/crds/} is generated from these classes by fabric8's
- * crd-generator; never edit it by hand. Spec and status types are Jackson-mapped records.
+ * crd-generator, then given what the generator cannot emit by {@link
+ * io.kollect.operator.crd.CrdSchemaFixes} (both in the build); never edit it by hand. Spec and
+ * status types are Jackson-mapped records.
  */
 package io.kollect.operator.crd;
