@@ -66,7 +66,8 @@ class ShardingIT {
     KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster(CLUSTER)
         .shard(shard).checkpointStore(checkpoints).informerMetrics(counting(cached)).build();
     api.closedAfterTest(engine);
-    RecordingSink sink = new RecordingSink("rec");
+    // the shards' sinks stand for one receiver: a consumer folds all of them
+    RecordingSink sink = RecordingSink.sharedByShards("rec");
     engine.putProfile("p", deploymentProfile());
     engine.putSink(sink, fastSink());
     TargetSpec spec = new TargetSpec(new TargetId("kollect", "sharded"), 1, "p", scope,

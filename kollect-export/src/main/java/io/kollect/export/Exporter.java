@@ -127,9 +127,11 @@ public final class Exporter implements AutoCloseable {
     /**
      * Which record keys of a target this exporter answers for (default: all). A checkpointed key
      * that fails the test is left out when its checkpoint is loaded, silently: no DELETE, no
-     * heartbeat. It stays in the stored checkpoint, for the exporter that answers for it now to
-     * take over ({@link CheckpointStore#loadPeers}); a key that passes the test and that a peer
-     * store holds is taken over from it. This is how a change of the shard count moves objects
+     * heartbeat. For a sink whose destination every shard shares ({@link
+     * Sink#destinationSharedByShards()}) it stays in the stored checkpoint, for the exporter that
+     * answers for it now to take over ({@link CheckpointStore#loadPeers}), and a key that passes
+     * the test and that a peer store holds is taken over from it; for any other sink it leaves
+     * the stored checkpoint. This is how a change of the shard count moves objects
      * between shards: the new owner continues from the old owner's entry, so it tombstones an
      * object deleted while it moved and does not re-send one that did not change; a tombstone
      * from the old owner would delete, at the receiver, what the new owner keeps sending.
@@ -700,7 +702,9 @@ public final class Exporter implements AutoCloseable {
 
   /** The export state of a (target, sink) as its checkpoint (and its peers') leave it. */
   private SinkState newSinkState(String target, String sink) {
-    Loaded loaded = loadCheckpoint(target, sink);
+    DeliveryChannel channel = channels.get(sink);
+    Loaded loaded = loadCheckpoint(target, sink,
+        channel != null && channel.sink().destinationSharedByShards());
     SinkState st = new SinkState(target, sink, loaded.entries());
     st.waiting = loaded.waiting();
     return st;
@@ -719,7 +723,11 @@ public final class Exporter implements AutoCloseable {
    * sequence clock past every sequence seen, and gives every entry of the state a new sequence,
    * which the heartbeat then repeats.
    *
-   * <p><b>Handover</b> (a change of the shard count; see {@link Builder#ownedKeys}). Entries of
+   * <p><b>Handover</b> (a change of the shard count; see {@link Builder#ownedKeys}), for a sink
+   * whose destination every shard shares ({@link Sink#destinationSharedByShards()}; for any other
+   * the entries of keys another exporter answers for are removed from the store and no peer is
+   * read, since what another shard's instance was acknowledged says nothing about this one's
+   * destination). Entries of
    * keys another exporter answers for now are left out of the state (no DELETE, no heartbeat) but
    * stay in the store: they wait there for their new owner, so it does not matter which shard
    * restarts first. Entries the peers hold ({@link CheckpointStore#loadPeers}) of keys this
@@ -739,7 +747,7 @@ public final class Exporter implements AutoCloseable {
    * one issued before the restart, so the heartbeat repairs that receiver. Entries of a checkpoint
    * written before sequences existed are covered by the same rule.
    */
-  private Loaded loadCheckpoint(String target, String sink) {
+  private Loaded loadCheckpoint(String target, String sink, boolean handover) {
     Map<String, ExportedEntry> loaded;
     try {
       loaded = checkpoints.load(target, sink);
@@ -755,6 +763,15 @@ public final class Exporter implements AutoCloseable {
         observe(e.getValue());
         (ownedKeys.test(target, e.getKey()) ? own : waiting).put(e.getKey(), e.getValue());
       }
+    }
+    if (!handover) {
+      // A destination of this sink instance alone: nobody else's entry says what it holds, and
+      // nobody takes this one's lost entries over.
+      if (!waiting.isEmpty()) {
+        forgetDisowned(target, sink, waiting.keySet());
+      }
+      own.replaceAll((k, e) -> e.withSequence(sequences.next()));
+      return new Loaded(own, Map.of());
     }
     Map<String, ExportedEntry> adopted = new HashMap<>();
     Set<String> taken = new HashSet<>();
@@ -805,6 +822,24 @@ public final class Exporter implements AutoCloseable {
     }
     own.replaceAll((k, e) -> e.withSequence(sequences.next()));
     return new Loaded(own, waiting);
+  }
+
+  /**
+   * Removes keys another exporter now answers for from the stored checkpoint of a sink whose
+   * destination is this exporter's alone ({@link Sink#destinationSharedByShards()} false), so a
+   * later restart does not load them again. Their sequences were observed all the same: a key
+   * that comes back to this exporter later continues above them.
+   */
+  private void forgetDisowned(String target, String sink, Set<String> disowned) {
+    LOG.info("target {} sink {}: {} checkpointed records belong to another shard now; forgetting "
+        + "them without tombstones", target, sink, disowned.size());
+    try {
+      checkpoints.apply(target, sink, Map.of(), Set.copyOf(disowned));
+    } catch (RuntimeException e) {
+      // harmless: the next load drops them again
+      LOG.warn("cannot remove records of another shard from the checkpoint of target {} sink {}: "
+          + "{}", target, sink, e.toString());
+    }
   }
 
   private List<Map<String, ExportedEntry>> loadPeers(String target, String sink) {

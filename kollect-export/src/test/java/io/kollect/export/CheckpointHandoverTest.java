@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the new owner takes the old owner's entries over ({@link CheckpointStore#loadPeers}, {@link
  * CheckpointStore#takeOver}), so an object deleted while it moved gets its DELETE and an object
  * that did not change is not re-sent, whichever shard restarts first. Stores are real {@link
- * FileCheckpointStore}s in the operator's shard layout.
+ * FileCheckpointStore}s in the operator's shard layout; the sinks model one receiver every shard
+ * writes to ({@link Sink#destinationSharedByShards()}).
  */
 class CheckpointHandoverTest {
 
@@ -40,6 +41,7 @@ class CheckpointHandoverTest {
   private Exporter exporter(CheckpointStore store, RecordingSink sink,
       BiPredicate<String, String> owned, SinkOptions options) {
     Exporter ex = Exporter.builder().checkpointStore(store).ownedKeys(owned).build();
+    sink.sharedByShards = true;
     ex.addSink(sink, options);
     return ex;
   }
@@ -211,6 +213,22 @@ class CheckpointHandoverTest {
     assertThat(oldOwner.received).filteredOn(r -> r.op() == Op.DELETE).extracting(Record::key)
         .containsExactlyInAnyOrderElementsOf(records(TARGET, 6, 1).stream().map(Record::key)
             .toList());
+  }
+
+  @Test
+  void aSinkWhoseDestinationIsTheShardsOwnTakesNothingOverAndForgetsWhatItLost() {
+    shardZeroExportsEverything();
+    RecordingSink own = new RecordingSink("http");
+    Exporter ex = Exporter.builder().checkpointStore(shard(1)).ownedKeys(ONLY_MOVED).build();
+    ex.addSink(own, ExporterTest.FAST); // not shared: like stdout or a shard's inventory objects
+    try (ex) {
+      ex.converge(TARGET, Set.of("http"), ownedOf(clusterAfterTheMove(), ONLY_MOVED));
+      assertThat(ex.awaitIdle(WAIT)).isTrue();
+    }
+    // its destination never saw the inherited objects: it gets them all, and no DELETE
+    assertThat(own.received).extracting(Record::op).containsOnly(Op.UPSERT);
+    assertThat(own.receivedKeys()).containsExactlyInAnyOrder(key("obj-1"), key("obj-2"));
+    assertThat(shard(0).load(TARGET, "http").keySet()).containsAll(MOVED);
   }
 
   @Test
