@@ -151,8 +151,9 @@ public final class KollectEngine implements AutoCloseable {
     String localCluster = b.cluster;
     Shard s = shard;
     this.exporter = Exporter.builder().checkpointStore(checkpoints).metrics(b.exportMetrics)
-        // after a change of the shard count, checkpointed objects another shard owns now are
-        // forgotten without tombstones: their new owner sends them
+        // after a change of the shard count, checkpointed objects another shard owns now leave
+        // the export state without tombstones and wait in the checkpoint for their new owner,
+        // which takes them over from this store (CheckpointStore.loadPeers/takeOver)
         .ownedKeys((exportKey, recordKey) -> ownsRecord(s, localCluster, exportKey, recordKey))
         .build();
     String hostInventory = null;
@@ -1048,8 +1049,11 @@ public final class KollectEngine implements AutoCloseable {
      * This engine's part of the objects when several engines split one cluster's (and its
      * remote clusters') objects between them (default {@link Shard#NONE}: all of them). An object
      * belongs to exactly one shard (see {@link Shard}); this engine drops the others before its
-     * informer caches, exports records only of its own, and on start forgets, without a DELETE,
-     * checkpointed records of objects another shard owns now. Namespaces and CRDs are still read
+     * informer caches, exports records only of its own, and on start leaves out, without a
+     * DELETE, checkpointed records of objects another shard owns now (they stay stored for that
+     * shard), and takes over from the other shards' checkpoints the records of objects it owns
+     * now, when the {@link #checkpointStore} has peers (e.g. {@code
+     * FileCheckpointStore.inShardLayout}). Namespaces and CRDs are still read
      * whole (namespace selectors need them all); Namespace records are filtered like any other.
      */
     public Builder shard(Shard shard) {
@@ -1084,7 +1088,12 @@ public final class KollectEngine implements AutoCloseable {
       return this;
     }
 
-    /** Where acknowledged export state survives restarts (default: nowhere). */
+    /**
+     * Where acknowledged export state survives restarts (default: nowhere). A sharded engine needs
+     * a store of its own shard whose peers are the other shards' stores ({@link
+     * CheckpointStore#loadPeers}), so checkpointed records move with their objects when the shard
+     * count changes.
+     */
     public Builder checkpointStore(CheckpointStore store) {
       this.checkpointStore = Objects.requireNonNull(store, "checkpointStore");
       return this;

@@ -2,6 +2,7 @@ package io.kollect.core;
 
 import io.kollect.export.CheckpointStore;
 import io.kollect.export.ExportedEntry;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -52,6 +53,17 @@ final class RetainingCheckpointStore implements CheckpointStore {
   public void apply(String target, String sink, Map<String, ExportedEntry> changed,
       Set<String> removed) {
     delegate.apply(target, sink, changed, removed);
+  }
+
+  /** The host store's peers (other shards): without this the default would hide them. */
+  @Override
+  public List<Map<String, ExportedEntry>> loadPeers(String target, String sink) {
+    return delegate.loadPeers(target, sink);
+  }
+
+  @Override
+  public void takeOver(String target, String sink, Set<String> keys) {
+    delegate.takeOver(target, sink, keys);
   }
 
   @Override

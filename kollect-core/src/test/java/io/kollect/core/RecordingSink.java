@@ -10,11 +10,30 @@ import java.util.List;
 public final class RecordingSink implements Sink {
 
   private final String name;
+  private final boolean sharedByShards;
   private final List<Record> records = new ArrayList<>();
   private int batches;
 
   public RecordingSink(String name) {
+    this(name, false);
+  }
+
+  private RecordingSink(String name, boolean sharedByShards) {
     this.name = name;
+    this.sharedByShards = sharedByShards;
+  }
+
+  /**
+   * A recording sink standing for one receiver that every shard writes to (an HTTP receiver, a
+   * Kafka topic): checkpoint entries move between shards for it.
+   */
+  public static RecordingSink sharedByShards(String name) {
+    return new RecordingSink(name, true);
+  }
+
+  @Override
+  public boolean destinationSharedByShards() {
+    return sharedByShards;
   }
 
   @Override

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Engines that split one cluster between them ({@link KollectEngine.Builder#shard}) export
  * disjoint parts whose union is what one unsharded engine exports, cache only their own objects,
- * and hand objects over without tombstones when the shard count changes.
+ * and hand objects over without tombstones when the shard count changes, checkpoint entries
+ * included, so an object deleted while it moved still gets its DELETE.
  */
 class ShardingIT {
 
@@ -65,7 +66,8 @@ class ShardingIT {
     KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster(CLUSTER)
         .shard(shard).checkpointStore(checkpoints).informerMetrics(counting(cached)).build();
     api.closedAfterTest(engine);
-    RecordingSink sink = new RecordingSink("rec");
+    // the shards' sinks stand for one receiver: a consumer folds all of them
+    RecordingSink sink = RecordingSink.sharedByShards("rec");
     engine.putProfile("p", deploymentProfile());
     engine.putSink(sink, fastSink());
     TargetSpec spec = new TargetSpec(new TargetId("kollect", "sharded"), 1, "p", scope,
@@ -182,74 +184,132 @@ class ShardingIT {
   }
 
   @Test
-  void changingTheShardCountMovesObjectsWithoutTombstonesAndTheFoldedStateStaysExact() {
+  void changingTheShardCountMovesCheckpointEntriesWithTheObjectsSoNothingIsDeletedOrResent() {
     List<String> names = deployments("shard-move", 30);
     TargetScope scope = new TargetScope(List.of("shard-move"), null, null, List.of());
     List<RecordingSink> sinks = new ArrayList<>();
-    // every shard keeps its own checkpoint, by index; shard 2 of 3 starts with none
-    Map<Integer, Path> checkpointDirs = new HashMap<>();
-    for (int i = 0; i < 3; i++) {
-      checkpointDirs.put(i, dir.resolve("shard-" + i));
-    }
+    // every shard keeps its own checkpoint, by index, in the operator's layout (dir/shard-I);
+    // shard 2 of 3 starts with none of its own
     for (int i = 0; i < 2; i++) {
-      Running r = start(new Shard(2, i), scope,
-          new FileCheckpointStore(checkpointDirs.get(i)));
+      Running r = start(new Shard(2, i), scope, FileCheckpointStore.inShardLayout(dir, i));
       sinks.add(r.sink());
       r.engine().close(); // writes the final checkpoints
     }
     Map<Integer, Running> after = new HashMap<>();
     for (int i = 0; i < 3; i++) {
-      Running r = start(new Shard(3, i), scope,
-          new FileCheckpointStore(checkpointDirs.get(i)));
+      Running r = start(new Shard(3, i), scope, FileCheckpointStore.inShardLayout(dir, i));
       after.put(i, r);
       sinks.add(r.sink());
     }
 
     for (int i = 0; i < 3; i++) {
       Shard now = new Shard(3, i);
-      Set<String> ownedNow = ownedBy(now, "shard-move", names);
-      Set<String> ownedBefore = i < 2 ? ownedBy(new Shard(2, i), "shard-move", names) : Set.of();
-      Set<String> gained = new TreeSet<>(ownedNow);
-      gained.removeAll(ownedBefore);
       RecordingSink sink = after.get(i).sink();
-      // no tombstone for what moved away, and only the gained objects are sent: what the shard
-      // kept is in its checkpoint, unchanged
-      assertThat(sink.ops(Op.DELETE)).as("DELETEs of shard %s", now).isEmpty();
-      assertThat(after.get(i).upserted()).as("UPSERTs of shard %s", now).isEqualTo(gained);
-      assertThat(after.get(i).cachedDeployments()).isEqualTo(ownedNow.size());
+      // nothing changed while the objects moved: the new owners took over the old owners'
+      // entries, so they neither tombstone nor re-send anything, and the old owners forgot what
+      // they lost without a tombstone
+      assertThat(sink.records()).as("records of shard %s", now).isEmpty();
+      assertThat(after.get(i).cachedDeployments()).isEqualTo(ownedBy(now, "shard-move", names)
+          .size());
     }
     assertThat(ownedBy(new Shard(3, 2), "shard-move", names)).isNotEmpty();
+    assertThat(fold(sinks)).isEqualTo(ownedBy(Shard.NONE, "shard-move", names));
 
-    // a consumer folding every sink's records by key, newest sequence wins, holds the cluster
+    // every checkpoint holds exactly its shard's objects now: the entries moved with them
+    for (int i = 0; i < 3; i++) {
+      Shard now = new Shard(3, i);
+      Set<String> keys = FileCheckpointStore.inShardLayout(dir, i)
+          .load("kollect/sharded", "rec").keySet();
+      assertThat(keys.stream().map(k -> k.split("/", 4)).map(p -> p[2] + "/" + p[3]).toList())
+          .as("checkpoint of shard %s", now)
+          .containsExactlyInAnyOrderElementsOf(ownedBy(now, "shard-move", names));
+    }
+  }
+
+  @Test
+  void objectsDeletedChangedAndCreatedWhileNoShardRanReachTheFoldThroughTheirNewOwners() {
+    reShardWhileStopped("shard-gap", List.of(2, 0, 1));
+  }
+
+  @Test
+  void theSameWhenTheOldIndexesRestartWithTheNewCountBeforeTheNewOwnerStarts() {
+    reShardWhileStopped("shard-gap-rev", List.of(0, 1, 2));
+  }
+
+  /**
+   * Two shards export and stop; while none runs, objects are deleted (one that moves to the new
+   * shard 2, one that moves between the old indexes), changed and created; three shards start in
+   * {@code order}. A consumer folding every record by key and largest sequence then holds the
+   * cluster: each deleted object got its DELETE from its new owner, which had taken its entry
+   * over from the old owner's checkpoint.
+   */
+  private void reShardWhileStopped(String ns, List<Integer> order) {
+    List<String> names = deployments(ns, 30);
+    TargetScope scope = new TargetScope(List.of(ns), null, null, List.of());
+    List<RecordingSink> sinks = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      Running r = start(new Shard(2, i), scope, FileCheckpointStore.inShardLayout(dir, i));
+      sinks.add(r.sink());
+      r.engine().close();
+    }
+    String toNewShard = firstOwned(new Shard(3, 2), ns, names);
+    String betweenOld = names.stream().filter(n -> {
+      int before = owns(new Shard(2, 0), ns, n) ? 0 : 1;
+      int now = owns(new Shard(3, 0), ns, n) ? 0 : owns(new Shard(3, 1), ns, n) ? 1 : 2;
+      return now < 2 && now != before;
+    }).findFirst().orElseThrow();
+    String changed = names.stream().filter(n -> !n.equals(toNewShard)
+        && owns(new Shard(3, 2), ns, n)).findFirst().orElseThrow();
+    var deployments = api.cluster().client().apps().deployments().inNamespace(ns);
+    deployments.withName(toNewShard).delete();
+    deployments.withName(betweenOld).delete();
+    deployments.withName(changed).edit(d -> { d.getSpec().setReplicas(9); return d; });
+    api.cluster().deployment(ns, "created", "img:1", 1);
+    await().atMost(WAIT).until(() -> deployments.list().getItems().size() == 29);
+
+    Map<Integer, Running> after = new HashMap<>();
+    for (int i : order) {
+      Running r = start(new Shard(3, i), scope, FileCheckpointStore.inShardLayout(dir, i));
+      after.put(i, r);
+      sinks.add(r.sink());
+    }
+    int ownerOfBetween = owns(new Shard(3, 0), ns, betweenOld) ? 0 : 1;
+    assertThat(deletesOf(after.get(2).sink())).containsExactly(toNewShard);
+    assertThat(deletesOf(after.get(ownerOfBetween).sink())).containsExactly(betweenOld);
+    assertThat(deletesOf(after.get(1 - ownerOfBetween).sink())).isEmpty();
+    // only what changed is sent: the changed and the created object, by their owners
+    Set<String> upserted = new TreeSet<>();
+    after.values().forEach(r -> upserted.addAll(r.upserted()));
+    assertThat(upserted).containsExactlyInAnyOrder(ns + "/" + changed, ns + "/created");
+
+    Set<String> cluster = deployments.list().getItems().stream()
+        .map(d -> ns + "/" + d.getMetadata().getName())
+        .collect(Collectors.toCollection(TreeSet::new));
+    assertThat(fold(sinks)).isEqualTo(cluster);
+    Record last = newest(sinks, "apps/Deployment/" + ns + "/" + changed);
+    assertThat(last.fields().get("replicas").asInt()).isEqualTo(9);
+  }
+
+  private static List<String> deletesOf(RecordingSink sink) {
+    return sink.ops(Op.DELETE).stream().map(Record::name).toList();
+  }
+
+  /** What a consumer folding every sink's records by key, largest sequence winning, holds. */
+  private static Set<String> fold(List<RecordingSink> sinks) {
     Map<String, Record> folded = new HashMap<>();
     for (RecordingSink sink : sinks) {
       for (Record r : sink.records()) {
         folded.merge(r.key(), r, (a, b) -> a.sequence() >= b.sequence() ? a : b);
       }
     }
-    assertThat(folded.values()).allMatch(r -> r.op() == Op.UPSERT);
-    // a moved object's new owner continues its sequence: its record is the newest of the key
-    // (the two shards' clocks are one here; across machines this needs their clock skew below
-    // the time between the old owner's last send and the new owner's first)
-    for (int i = 0; i < 3; i++) {
-      for (Record r : after.get(i).sink().ops(Op.UPSERT)) {
-        assertThat(folded.get(r.key())).isSameAs(r);
-      }
-    }
-    Set<String> foldedObjects = folded.values().stream().map(r -> r.namespace() + "/" + r.name())
+    return folded.values().stream().filter(r -> r.op() == Op.UPSERT)
+        .map(r -> r.namespace() + "/" + r.name())
         .collect(Collectors.toCollection(TreeSet::new));
-    assertThat(foldedObjects).isEqualTo(ownedBy(Shard.NONE, "shard-move", names));
+  }
 
-    // what a restarted shard no longer owns also left its checkpoint
-    for (int i = 0; i < 2; i++) {
-      Shard now = new Shard(3, i);
-      Set<String> keys = new FileCheckpointStore(checkpointDirs.get(i))
-          .load("kollect/sharded", "rec").keySet();
-      assertThat(keys).isNotEmpty().allMatch(k -> {
-        String[] p = k.split("/", 4);
-        return owns(now, p[2], p[3]);
-      });
-    }
+  private static Record newest(List<RecordingSink> sinks, String key) {
+    return sinks.stream().flatMap(s -> s.records().stream()).filter(r -> r.key().equals(key))
+        .max(java.util.Comparator.comparingLong(Record::sequence)).orElseThrow();
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.kollect.export;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -14,6 +15,16 @@ import java.util.Set;
  * everything changed at once (on close, to carry heartbeat send times). A store that keeps a log
  * of deltas writes O(changed) bytes per change; one that does not override {@code apply} gets the
  * load-merge-save default and keeps working, at O(state) per change.
+ *
+ * <p><b>Handover between shards.</b> When a deployment is split into shards, each shard keeps its
+ * own checkpoints and the stores of the other shards (and of the unsharded layout) are its
+ * <em>peers</em>. After a change of the shard count an object's entry sits in the checkpoint of
+ * its old owner; the new owner reads it there once, at load ({@link #loadPeers}), makes it its own
+ * (writes it with {@link #apply}) and only then removes it from the peers ({@link #takeOver}). That
+ * is what lets the new owner tombstone an object deleted while ownership moved, and spares it
+ * re-sending the objects it inherits unchanged. Both methods default to "no peers", so a store
+ * written before they existed keeps working: a new owner then re-sends what it inherits and
+ * cannot tombstone what was deleted in between.
  */
 public interface CheckpointStore {
 
@@ -42,6 +53,26 @@ public interface CheckpointStore {
 
   /** Forgets a (target, sink) entirely. */
   void delete(String target, String sink);
+
+  /**
+   * The states stored for one (target, sink) by this store's peers: the other shards of the same
+   * deployment, whatever their index, and the unsharded layout (for the unsharded store: every
+   * shard). One map (record key to entry) per peer that holds any; empty when there are no peers.
+   * The exporter calls it once per (target, sink), when it loads its own checkpoint, never per
+   * change, so a store may list its peers there. A peer that cannot be read is left out (logged);
+   * the cost is what a store without peers costs.
+   */
+  default List<Map<String, ExportedEntry>> loadPeers(String target, String sink) {
+    return List.of();
+  }
+
+  /**
+   * Removes {@code keys} from the state every peer stores for one (target, sink), once this store
+   * holds them itself (the caller wrote them with {@link #apply} first, so a crash in between
+   * leaves a key in two stores, never in none). A key a peer does not hold is skipped; a peer that
+   * is written concurrently by its own shard must not lose that shard's writes of other keys.
+   */
+  default void takeOver(String target, String sink, Set<String> keys) {}
 
   /** A store that keeps nothing: every start is a first start. */
   static CheckpointStore none() {

@@ -126,10 +126,15 @@ public final class Exporter implements AutoCloseable {
 
     /**
      * Which record keys of a target this exporter answers for (default: all). A checkpointed key
-     * that fails the test is dropped when its checkpoint is loaded, silently: no DELETE, no
-     * heartbeat, and it leaves the stored checkpoint too. This is how a shard forgets the objects
-     * a change of the shard count gave to another shard, which sends them itself; a tombstone
-     * here would delete, at the receiver, what the new owner keeps sending.
+     * that fails the test is left out when its checkpoint is loaded, silently: no DELETE, no
+     * heartbeat. For a sink whose destination every shard shares ({@link
+     * Sink#destinationSharedByShards()}) it stays in the stored checkpoint, for the exporter that
+     * answers for it now to take over ({@link CheckpointStore#loadPeers}), and a key that passes
+     * the test and that a peer store holds is taken over from it; for any other sink it leaves
+     * the stored checkpoint. This is how a change of the shard count moves objects
+     * between shards: the new owner continues from the old owner's entry, so it tombstones an
+     * object deleted while it moved and does not re-send one that did not change; a tombstone
+     * from the old owner would delete, at the receiver, what the new owner keeps sending.
      *
      * @param owned tested with the target (as passed to {@link #converge}) and the record key
      */
@@ -422,7 +427,7 @@ public final class Exporter implements AutoCloseable {
         continue;
       }
       SinkState st = ts.bySink.computeIfAbsent(sink,
-          k -> new SinkState(ts.target, k, loadCheckpoint(ts.target, k)));
+          k -> newSinkState(ts.target, k));
       List<Pending> out = new ArrayList<>();
       for (Map.Entry<String, Record> e : changed.entrySet()) {
         offerIfChanged(st, e.getKey(), e.getValue(), now, out);
@@ -464,6 +469,7 @@ public final class Exporter implements AutoCloseable {
               ? Set.copyOf(channels.keySet())
               : ts.requestedSinks;
           convergeLocked(ts, sinks, Map.of());
+          tombstoneWaiting(ts);
           ts.removing = true;
         } else {
           for (SinkState st : ts.bySink.values()) {
@@ -475,6 +481,32 @@ public final class Exporter implements AutoCloseable {
         }
         return;
       }
+    }
+  }
+
+  /**
+   * Sends a DELETE for every entry kept for another shard (see {@link SinkState#waiting}) of a
+   * target that leaves with tombstones: the target leaves every shard at once, so a shard that
+   * has not taken those entries over yet never will. Caller holds {@code ts}'s monitor.
+   */
+  private void tombstoneWaiting(TargetState ts) {
+    for (SinkState st : ts.bySink.values()) {
+      DeliveryChannel channel = channels.get(st.sink);
+      if (channel == null || suspendedSinks.contains(st.sink)) {
+        continue;
+      }
+      Map<String, ExportedEntry> waiting;
+      synchronized (st.saveLock) {
+        waiting = st.waiting;
+        st.waiting = Map.of();
+      }
+      List<Pending> out = new ArrayList<>();
+      for (Map.Entry<String, ExportedEntry> e : waiting.entrySet()) {
+        // acknowledged until its DELETE is: that is what removes it from the store
+        st.acknowledged.putIfAbsent(e.getKey(), e.getValue());
+        out.add(tombstoneOf(ts.target, st, e.getKey(), e.getValue()));
+      }
+      channel.enqueue(out);
     }
   }
 
@@ -589,7 +621,7 @@ public final class Exporter implements AutoCloseable {
     }
     SinkState st = ts.bySink.get(sink);
     if (st == null) {
-      st = new SinkState(ts.target, sink, loadCheckpoint(ts.target, sink));
+      st = newSinkState(ts.target, sink);
       ts.bySink.put(sink, st);
     } else if (resendAll) {
       st.resetToAcknowledged();
@@ -668,9 +700,44 @@ public final class Exporter implements AutoCloseable {
     }
   }
 
+  /** The export state of a (target, sink) as its checkpoint (and its peers') leave it. */
+  private SinkState newSinkState(String target, String sink) {
+    DeliveryChannel channel = channels.get(sink);
+    Loaded loaded = loadCheckpoint(target, sink,
+        channel != null && channel.sink().destinationSharedByShards());
+    SinkState st = new SinkState(target, sink, loaded.entries());
+    st.waiting = loaded.waiting();
+    return st;
+  }
+
   /**
-   * Loads a checkpoint, moves the sequence clock past every sequence in it, and gives every loaded
-   * entry a new sequence, which the heartbeat then repeats.
+   * What loading a (target, sink) gives: the export state, and the entries of the stored
+   * checkpoint whose objects another exporter answers for now, which stay stored for it.
+   */
+  private record Loaded(Map<String, ExportedEntry> entries, Map<String, ExportedEntry> waiting) {
+    static final Loaded EMPTY = new Loaded(Map.of(), Map.of());
+  }
+
+  /**
+   * Loads a checkpoint, takes over what the store's peers hold of this exporter's keys, moves the
+   * sequence clock past every sequence seen, and gives every entry of the state a new sequence,
+   * which the heartbeat then repeats.
+   *
+   * <p><b>Handover</b> (a change of the shard count; see {@link Builder#ownedKeys}), for a sink
+   * whose destination every shard shares ({@link Sink#destinationSharedByShards()}; for any other
+   * the entries of keys another exporter answers for are removed from the store and no peer is
+   * read, since what another shard's instance was acknowledged says nothing about this one's
+   * destination). Entries of
+   * keys another exporter answers for now are left out of the state (no DELETE, no heartbeat) but
+   * stay in the store: they wait there for their new owner, so it does not matter which shard
+   * restarts first. Entries the peers hold ({@link CheckpointStore#loadPeers}) of keys this
+   * exporter answers for are compared with its own: per key the copy with the largest sequence
+   * wins (it is the state the sink was last handed, by whichever shard; on a tie the own copy),
+   * is written to the own checkpoint ({@link CheckpointStore#apply}) and only then removed from
+   * the peers ({@link CheckpointStore#takeOver}). A crash between the two leaves a key in two
+   * stores, which the next load resolves the same way; a failed write skips the removal, so a
+   * key is never in no store. The first converge then tombstones inherited objects that are gone,
+   * sends inherited objects that changed, and nothing else.
    *
    * <p>Why not keep the checkpointed sequences: the checkpoint may lag what the sink acknowledged
    * (a {@code kill -9} between two writes). If a newer state of a key was delivered but not
@@ -680,47 +747,122 @@ public final class Exporter implements AutoCloseable {
    * one issued before the restart, so the heartbeat repairs that receiver. Entries of a checkpoint
    * written before sequences existed are covered by the same rule.
    */
-  private Map<String, ExportedEntry> loadCheckpoint(String target, String sink) {
+  private Loaded loadCheckpoint(String target, String sink, boolean handover) {
+    Map<String, ExportedEntry> loaded;
     try {
-      Map<String, ExportedEntry> loaded = checkpoints.load(target, sink);
-      if (loaded == null || loaded.isEmpty()) {
-        return Map.of();
-      }
-      for (ExportedEntry e : loaded.values()) {
-        if (e.sequence() != null) {
-          sequences.observe(e.sequence());
-        }
-      }
-      Map<String, ExportedEntry> out = new LinkedHashMap<>(loaded);
-      Set<String> disowned = new HashSet<>();
-      out.keySet().removeIf(k -> !ownedKeys.test(target, k) && disowned.add(k));
-      if (!disowned.isEmpty()) {
-        forgetDisowned(target, sink, disowned);
-      }
-      out.replaceAll((k, e) -> e.withSequence(sequences.next()));
-      return out;
+      loaded = checkpoints.load(target, sink);
     } catch (RuntimeException e) {
       LOG.warn("cannot load checkpoint of target {} sink {}; treating it as empty (objects deleted "
           + "while the exporter was down get no tombstone): {}", target, sink, e.toString());
-      return Map.of();
+      return Loaded.EMPTY;
     }
+    Map<String, ExportedEntry> own = new LinkedHashMap<>();
+    Map<String, ExportedEntry> waiting = new HashMap<>();
+    if (loaded != null) {
+      for (Map.Entry<String, ExportedEntry> e : loaded.entrySet()) {
+        observe(e.getValue());
+        (ownedKeys.test(target, e.getKey()) ? own : waiting).put(e.getKey(), e.getValue());
+      }
+    }
+    if (!handover) {
+      // A destination of this sink instance alone: nobody else's entry says what it holds, and
+      // nobody takes this one's lost entries over.
+      if (!waiting.isEmpty()) {
+        forgetDisowned(target, sink, waiting.keySet());
+      }
+      own.replaceAll((k, e) -> e.withSequence(sequences.next()));
+      return new Loaded(own, Map.of());
+    }
+    Map<String, ExportedEntry> adopted = new HashMap<>();
+    Set<String> taken = new HashSet<>();
+    for (Map<String, ExportedEntry> peer : loadPeers(target, sink)) {
+      for (Map.Entry<String, ExportedEntry> e : peer.entrySet()) {
+        ExportedEntry theirs = e.getValue();
+        if (theirs == null || theirs.resource() == null) {
+          continue;
+        }
+        observe(theirs);
+        String key = e.getKey();
+        if (!ownedKeys.test(target, key)) {
+          continue;
+        }
+        taken.add(key);
+        ExportedEntry best = adopted.containsKey(key) ? adopted.get(key) : own.get(key);
+        if (best == null || newer(theirs, best)) {
+          adopted.put(key, theirs);
+        }
+      }
+    }
+    if (!adopted.isEmpty()) {
+      own.putAll(adopted);
+      try {
+        checkpoints.apply(target, sink, adopted, Set.of());
+      } catch (RuntimeException e) {
+        // The peers keep their copies: the next load takes them over again. Until then the
+        // state holds them, so the first converge still tombstones what is gone.
+        LOG.warn("cannot write the records taken over from other shards into the checkpoint of "
+            + "target {} sink {}; they stay with those shards for now: {}", target, sink,
+            e.toString());
+        taken.clear();
+      }
+    }
+    if (!taken.isEmpty()) {
+      try {
+        checkpoints.takeOver(target, sink, taken);
+      } catch (RuntimeException e) {
+        // harmless: the copies left behind are taken over again by the next load
+        LOG.warn("cannot remove records taken over from the checkpoints of other shards (target "
+            + "{} sink {}): {}", target, sink, e.toString());
+      }
+    }
+    if (!adopted.isEmpty() || !waiting.isEmpty()) {
+      LOG.info("target {} sink {}: took over {} checkpointed records from other shards; {} of "
+          + "this checkpoint belong to another shard now and are kept for it, without tombstones",
+          target, sink, adopted.size(), waiting.size());
+    }
+    own.replaceAll((k, e) -> e.withSequence(sequences.next()));
+    return new Loaded(own, waiting);
   }
 
   /**
-   * Removes keys another exporter now answers for from the stored checkpoint, so a later restart
-   * does not load them again. Their sequences were observed above all the same: a key that comes
-   * back to this exporter later continues above them.
+   * Removes keys another exporter now answers for from the stored checkpoint of a sink whose
+   * destination is this exporter's alone ({@link Sink#destinationSharedByShards()} false), so a
+   * later restart does not load them again. Their sequences were observed all the same: a key
+   * that comes back to this exporter later continues above them.
    */
   private void forgetDisowned(String target, String sink, Set<String> disowned) {
     LOG.info("target {} sink {}: {} checkpointed records belong to another shard now; forgetting "
         + "them without tombstones", target, sink, disowned.size());
     try {
-      checkpoints.apply(target, sink, Map.of(), disowned);
+      checkpoints.apply(target, sink, Map.of(), Set.copyOf(disowned));
     } catch (RuntimeException e) {
       // harmless: the next load drops them again
       LOG.warn("cannot remove records of another shard from the checkpoint of target {} sink {}: "
           + "{}", target, sink, e.toString());
     }
+  }
+
+  private List<Map<String, ExportedEntry>> loadPeers(String target, String sink) {
+    try {
+      List<Map<String, ExportedEntry>> peers = checkpoints.loadPeers(target, sink);
+      return peers == null ? List.of() : peers;
+    } catch (RuntimeException e) {
+      LOG.warn("cannot read the checkpoints of other shards for target {} sink {}; records they "
+          + "hold of this shard's objects are sent as new (an object deleted while it moved "
+          + "gets no tombstone): {}", target, sink, e.toString());
+      return List.of();
+    }
+  }
+
+  private void observe(ExportedEntry e) {
+    if (e != null && e.sequence() != null) {
+      sequences.observe(e.sequence());
+    }
+  }
+
+  /** Whether {@code a} is a later state of its key than {@code b}: it has the larger sequence. */
+  private static boolean newer(ExportedEntry a, ExportedEntry b) {
+    return a.sequence() != null && (b.sequence() == null || a.sequence() > b.sequence());
   }
 
   private void deleteCheckpoint(String target, String sink) {
@@ -856,9 +998,17 @@ public final class Exporter implements AutoCloseable {
       }
       Set<String> keys = st.takeUnsaved();
       try {
-        if (whole) {
+        if (whole && st.waiting.isEmpty()) {
           st.sendTimesChanged.set(false);
           checkpoints.save(st.target, st.sink, Map.copyOf(st.acknowledged));
+        } else if (whole) {
+          // Entries kept for other shards are in the store, not in this state: a whole save would
+          // drop them before their new owner took them over. Writing every own key as a change
+          // leaves them as they are (also when their owner took them over meanwhile).
+          st.sendTimesChanged.set(false);
+          Set<String> removed = new HashSet<>(keys);
+          removed.removeAll(st.acknowledged.keySet());
+          checkpoints.apply(st.target, st.sink, Map.copyOf(st.acknowledged), removed);
         } else if (!keys.isEmpty()) {
           Map<String, ExportedEntry> changed = new HashMap<>();
           Set<String> removed = new HashSet<>();

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -18,6 +19,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +27,9 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -63,6 +67,17 @@ import org.slf4j.LoggerFactory;
  * as generation 0 on upgrade; a snapshot or log line of a newer version than this code knows is
  * treated as lost (an empty checkpoint: a full re-send) rather than misread. A file that cannot be
  * read is logged and treated the same way, never a stuck exporter.
+ *
+ * <p><b>Shards and handover.</b> {@link #inShardLayout(Path, int)} keeps shard {@code I}'s
+ * checkpoints in {@code root/shard-I} (the operator's {@code --checkpoint-dir} layout), {@link
+ * #inShardLayout(Path)} the unsharded ones in {@code root}; their peers ({@link #loadPeers}, {@link
+ * #takeOver}) are the other {@code root/shard-*} directories and {@code root}. Taking keys over
+ * appends a removal line to the peer's log, so a peer may be written by another store, in this
+ * process or another one sharing the directory: every read and write of a directory's files holds
+ * its lock ({@value #LOCK_FILE}, an OS file lock, plus a lock per directory within this JVM), and
+ * an owner that finds its log longer than it wrote re-reads it before appending instead of
+ * cutting the other writer's line as torn. A store made with the plain constructor has no peers
+ * and takes only the JVM's lock (no lock file).
  */
 public final class FileCheckpointStore implements CheckpointStore {
 
@@ -71,6 +86,12 @@ public final class FileCheckpointStore implements CheckpointStore {
   private static final String LOG_SUFFIX = ".checkpoint.log";
   private static final String TEMP_SUFFIX = ".tmp";
   private static final int MAX_READABLE_NAME = 160;
+  /** Held while a directory's checkpoint files are read or written; see the class comment. */
+  static final String LOCK_FILE = ".checkpoint.lock";
+  private static final String SHARD_DIR_PREFIX = "shard-";
+  /** Within this JVM one lock per directory: OS file locks do not exclude threads of one JVM. */
+  private static final ConcurrentHashMap<Path, ReentrantLock> LOCAL_LOCKS =
+      new ConcurrentHashMap<>();
   /** The format written; every version up to it is read. */
   static final int VERSION = 3;
   /** A log smaller than this is never compacted: small states would otherwise compact often. */
@@ -105,6 +126,8 @@ public final class FileCheckpointStore implements CheckpointStore {
   private record Read(Map<String, ExportedEntry> entries, Files3 files) {}
 
   private final Path dir;
+  /** The shard layout's root whose other directories are the peers; {@code null}: no peers. */
+  private final Path root;
   /** Per snapshot file; guarded by this. Filled on first read, so writes need not re-read. */
   private final Map<Path, Files3> known = new HashMap<>();
   private final AtomicLong bytesWritten = new AtomicLong();
@@ -113,11 +136,35 @@ public final class FileCheckpointStore implements CheckpointStore {
 
   /** A store in {@code dir}, created if missing; leftovers of interrupted writes are removed. */
   public FileCheckpointStore(Path dir) {
-    this(dir, step -> {});
+    this(dir, null, step -> {});
   }
 
   FileCheckpointStore(Path dir, Consumer<String> steps) {
+    this(dir, null, steps);
+  }
+
+  /**
+   * The checkpoints of shard {@code index} in {@code root/shard-<index>}; its peers are the other
+   * {@code root/shard-*} directories and {@code root} itself (the unsharded store).
+   */
+  public static FileCheckpointStore inShardLayout(Path root, int index) {
+    if (index < 0) {
+      throw new IllegalArgumentException("index: must be 0 or more, got " + index);
+    }
+    return new FileCheckpointStore(root.resolve(SHARD_DIR_PREFIX + index), root, step -> {});
+  }
+
+  /**
+   * The unsharded checkpoints in {@code root}; its peers are the {@code root/shard-*} directories
+   * (what shards left there before the deployment ran unsharded).
+   */
+  public static FileCheckpointStore inShardLayout(Path root) {
+    return new FileCheckpointStore(root, root, step -> {});
+  }
+
+  private FileCheckpointStore(Path dir, Path root, Consumer<String> steps) {
     this.dir = Objects.requireNonNull(dir, "dir");
+    this.root = root;
     this.steps = steps;
     try {
       Files.createDirectories(dir);
@@ -133,7 +180,7 @@ public final class FileCheckpointStore implements CheckpointStore {
 
   @Override
   public synchronized Map<String, ExportedEntry> load(String target, String sink) {
-    return read(target, sink).entries();
+    return locked(dir, root != null, () -> read(target, sink).entries());
   }
 
   @Override
@@ -142,9 +189,17 @@ public final class FileCheckpointStore implements CheckpointStore {
     if (changed.isEmpty() && removed.isEmpty()) {
       return;
     }
+    locked(dir, root != null, () -> {
+      applyLocked(target, sink, changed, removed);
+      return null;
+    });
+  }
+
+  private void applyLocked(String target, String sink, Map<String, ExportedEntry> changed,
+      Set<String> removed) {
     Path file = file(target, sink);
     Files3 f = known.get(file);
-    if (f == null) {
+    if (f == null || logGrewElsewhere(file, f)) {
       f = read(target, sink).files();
     }
     if (f.lost) {
@@ -160,16 +215,7 @@ public final class FileCheckpointStore implements CheckpointStore {
     Path logFile = logFile(file);
     try {
       byte[] line = line(MAPPER.writeValueAsBytes(delta));
-      try (FileChannel ch = FileChannel.open(logFile, StandardOpenOption.CREATE,
-          StandardOpenOption.WRITE)) {
-        // Cut a torn tail (a crash during an earlier append) so this line starts on its own.
-        if (ch.size() != f.logBytes) {
-          ch.truncate(f.logBytes);
-        }
-        ch.position(f.logBytes);
-        writeFully(ch, ByteBuffer.wrap(line));
-        ch.force(false);
-      }
+      append(logFile, f.logBytes, line);
       f.logBytes += line.length;
       bytesWritten.addAndGet(line.length);
     } catch (IOException e) {
@@ -183,25 +229,194 @@ public final class FileCheckpointStore implements CheckpointStore {
 
   @Override
   public synchronized void save(String target, String sink, Map<String, ExportedEntry> entries) {
-    Path file = file(target, sink);
-    Files3 f = known.get(file);
-    if (f == null) {
-      f = read(target, sink).files();
-    }
-    writeSnapshot(target, sink, new TreeMap<>(entries), f);
+    locked(dir, root != null, () -> {
+      Path file = file(target, sink);
+      Files3 f = known.get(file);
+      if (f == null) {
+        f = read(target, sink).files();
+      }
+      writeSnapshot(target, sink, new TreeMap<>(entries), f);
+      return null;
+    });
   }
 
   @Override
   public synchronized void delete(String target, String sink) {
     Path file = file(target, sink);
     known.remove(file);
-    try {
-      // The log goes first: a crash in between leaves a snapshot alone, never a log on top of
-      // nothing that a later snapshot of generation 0 would pick up.
-      Files.deleteIfExists(logFile(file));
-      Files.deleteIfExists(file);
+    locked(dir, root != null, () -> {
+      try {
+        // The log goes first: a crash in between leaves a snapshot alone, never a log on top of
+        // nothing that a later snapshot of generation 0 would pick up.
+        Files.deleteIfExists(logFile(file));
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        throw new UncheckedIOException("checkpoint " + file + ": cannot be deleted", e);
+      }
+      return null;
+    });
+  }
+
+  /** The states the peer directories hold for (target, sink); see the class comment. */
+  @Override
+  public List<Map<String, ExportedEntry>> loadPeers(String target, String sink) {
+    List<Map<String, ExportedEntry>> out = new ArrayList<>();
+    for (Path peer : peerDirs()) {
+      Path file = file(peer, target, sink);
+      if (!Files.exists(file) && !Files.exists(logFile(file))) {
+        continue;
+      }
+      Map<String, ExportedEntry> entries = locked(peer, true, () -> readFiles(file, target, sink))
+          .entries();
+      if (!entries.isEmpty()) {
+        out.add(entries);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Appends to each peer's log a line removing those of {@code keys} it holds, read afresh under
+   * the peer directory's lock: the peer's own store (which may be running) re-reads its log before
+   * its next append, and its compaction reads it whole, so neither loses the line nor its own.
+   */
+  @Override
+  public void takeOver(String target, String sink, Set<String> keys) {
+    if (keys.isEmpty()) {
+      return;
+    }
+    for (Path peer : peerDirs()) {
+      Path file = file(peer, target, sink);
+      if (!Files.exists(file) && !Files.exists(logFile(file))) {
+        continue;
+      }
+      locked(peer, true, () -> {
+        Read r = readFiles(file, target, sink);
+        TreeSet<String> held = new TreeSet<>(keys);
+        held.retainAll(r.entries().keySet());
+        if (r.files().lost || held.isEmpty()) {
+          return null;
+        }
+        Delta delta = new Delta(VERSION, r.files().generation, Map.of(), List.copyOf(held));
+        try {
+          byte[] line = line(MAPPER.writeValueAsBytes(delta));
+          append(logFile(file), r.files().logBytes, line);
+          bytesWritten.addAndGet(line.length);
+        } catch (IOException e) {
+          throw new UncheckedIOException("checkpoint log " + logFile(file)
+              + ": cannot be appended", e);
+        }
+        return null;
+      });
+    }
+  }
+
+  /** The other directories of the shard layout that exist; none without a layout. */
+  List<Path> peerDirs() {
+    if (root == null) {
+      return List.of();
+    }
+    List<Path> out = new ArrayList<>();
+    Path self = dir.toAbsolutePath().normalize();
+    Path top = root.toAbsolutePath().normalize();
+    if (!top.equals(self) && Files.isDirectory(top)) {
+      out.add(top);
+    }
+    try (DirectoryStream<Path> shards = Files.newDirectoryStream(top,
+        p -> Files.isDirectory(p) && p.getFileName().toString().matches(
+            SHARD_DIR_PREFIX + "[0-9]{1,9}"))) {
+      for (Path p : shards) {
+        if (!p.toAbsolutePath().normalize().equals(self)) {
+          out.add(p);
+        }
+      }
+    } catch (NoSuchFileException e) {
+      return out;
     } catch (IOException e) {
-      throw new UncheckedIOException("checkpoint " + file + ": cannot be deleted", e);
+      throw new UncheckedIOException("checkpoint directory " + top + ": cannot be listed", e);
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /** Appends {@code line} to a log at {@code at}, first cutting whatever follows (a torn line). */
+  private static void append(Path logFile, long at, byte[] line) throws IOException {
+    try (FileChannel ch = FileChannel.open(logFile, StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE)) {
+      // Cut a torn tail (a crash during an earlier append) so this line starts on its own.
+      if (ch.size() != at) {
+        ch.truncate(at);
+      }
+      ch.position(at);
+      writeFully(ch, ByteBuffer.wrap(line));
+      ch.force(false);
+    }
+  }
+
+  /**
+   * Whether the log is not as long as this store left it: another store appended (took keys
+   * over), or an append of this one was torn. Either way the log is read again before the next
+   * append, which then starts after its last whole line.
+   */
+  private static boolean logGrewElsewhere(Path file, Files3 f) {
+    try {
+      return Files.size(logFile(file)) != f.logBytes;
+    } catch (NoSuchFileException e) {
+      return f.logBytes != 0;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
+  /** Something done while holding a directory's lock. */
+  private interface Locked<T> {
+    T run();
+  }
+
+  /**
+   * Runs {@code action} holding {@code directory}'s lock: within this JVM a lock per directory
+   * (re-entrant), across processes (with {@code acrossProcesses}: stores of a shard layout, the
+   * only ones with peers) an OS lock on its {@value #LOCK_FILE}. A file system without file locks
+   * is still safe within one JVM; that is logged at debug.
+   */
+  private static <T> T locked(Path directory, boolean acrossProcesses, Locked<T> action) {
+    Path key = directory.toAbsolutePath().normalize();
+    ReentrantLock local = LOCAL_LOCKS.computeIfAbsent(key, k -> new ReentrantLock());
+    local.lock();
+    try {
+      if (local.getHoldCount() > 1 || !acrossProcesses) {
+        return action.run();
+      }
+      FileChannel ch = null;
+      FileLock lock = null;
+      try {
+        ch = FileChannel.open(key.resolve(LOCK_FILE), StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE);
+        lock = ch.lock();
+      } catch (IOException | UnsupportedOperationException e) {
+        LOG.debug("checkpoint directory {}: no file lock ({}); only this JVM's writers are "
+            + "excluded", key, e.toString());
+      }
+      try {
+        return action.run();
+      } finally {
+        closeQuietly(lock, ch);
+      }
+    } finally {
+      local.unlock();
+    }
+  }
+
+  private static void closeQuietly(FileLock lock, FileChannel ch) {
+    try {
+      if (lock != null) {
+        lock.release();
+      }
+      if (ch != null) {
+        ch.close();
+      }
+    } catch (IOException e) {
+      LOG.debug("cannot release checkpoint lock: {}", e.toString());
     }
   }
 
@@ -282,9 +497,15 @@ public final class FileCheckpointStore implements CheckpointStore {
   /** Reads the snapshot and applies its log; remembers what it learnt about the files. */
   private Read read(String target, String sink) {
     Path file = file(target, sink);
+    Read r = readFiles(file, target, sink);
+    known.put(file, r.files());
+    return r;
+  }
+
+  /** Reads a snapshot (of this store or a peer) and applies its log. */
+  private static Read readFiles(Path file, String target, String sink) {
     Files3 f = new Files3();
     Map<String, ExportedEntry> entries = new HashMap<>();
-    known.put(file, f);
     byte[] bytes = null;
     try {
       bytes = Files.readAllBytes(file);
@@ -440,11 +661,15 @@ public final class FileCheckpointStore implements CheckpointStore {
 
   /** The snapshot file of one (target, sink): readable names, escaped, hashed when too long. */
   Path file(String target, String sink) {
+    return file(dir, target, sink);
+  }
+
+  private static Path file(Path in, String target, String sink) {
     String readable = escape(target) + "." + escape(sink);
     if (readable.length() > MAX_READABLE_NAME) {
       readable = readable.substring(0, 100) + "-" + sha256(target + "\u0000" + sink).substring(0, 32);
     }
-    return dir.resolve(readable + SUFFIX);
+    return in.resolve(readable + SUFFIX);
   }
 
   /** The delta log next to a snapshot file. */

@@ -152,6 +152,12 @@ public final class HttpSink implements Sink {
     return client;
   }
 
+  /** Every shard posts to the same receiver (one KollectSink). */
+  @Override
+  public boolean destinationSharedByShards() {
+    return true;
+  }
+
   /** Thread-safe: the JDK client and the TLS context swap are safe for concurrent batches. */
   @Override
   public boolean concurrentWrites() {

@@ -36,6 +36,19 @@ public interface Sink extends AutoCloseable {
     return false;
   }
 
+  /**
+   * Whether every shard of a sharded deployment writes to the same destination through its own
+   * instance of this sink, e.g. one HTTP receiver or one Kafka topic (default {@code false}: a
+   * destination of this instance alone, like stdout, a local file or a shard's own inventory
+   * objects). Only for such a sink do checkpoint entries move between shards with their objects
+   * ({@link CheckpointStore#loadPeers}): what one shard's instance was acknowledged is then what
+   * the destination holds for every shard. For a destination of its own, a shard that inherits an
+   * object must send it there, and the entry of an object it lost is simply dropped.
+   */
+  default boolean destinationSharedByShards() {
+    return false;
+  }
+
   @Override
   default void close() {}
 }

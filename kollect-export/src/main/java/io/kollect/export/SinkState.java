@@ -59,6 +59,14 @@ final class SinkState {
 
   private record Refused(String contentHash, String reason) {}
 
+  /**
+   * Entries of the stored checkpoint whose keys another exporter answers for now (a shard after a
+   * change of the shard count): not part of this state, kept in the store for their new owner to
+   * take over. A whole-state write must leave them there. Guarded by {@link #saveLock} once the
+   * state is published.
+   */
+  Map<String, ExportedEntry> waiting = Map.of();
+
   /** The latest acknowledgement time known from the checkpoint (before this process acknowledged). */
   final Instant restoredLastAcknowledged;
 

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A restarted exporter that no longer answers for some checkpointed keys (a shard after a change
- * of the shard count) forgets them without a tombstone.
+ * of the shard count) forgets them without a tombstone, for a sink whose destination is its own
+ * (the recording sink here, like stdout or a shard's inventory objects); for a destination every
+ * shard shares, the entries move to the new owner instead ({@link CheckpointHandoverTest}).
  */
 class DisownedKeysTest {
 

@@ -63,6 +63,14 @@ final class RecordingSink implements Sink {
     received.addAll(batch);
   }
 
+  /** Set by tests that model one receiver every shard writes to. */
+  volatile boolean sharedByShards;
+
+  @Override
+  public boolean destinationSharedByShards() {
+    return sharedByShards;
+  }
+
   @Override
   public void close() {
     closed = true;

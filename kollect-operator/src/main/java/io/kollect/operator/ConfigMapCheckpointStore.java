@@ -25,6 +25,7 @@ import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -91,6 +92,13 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
   private static final String SEQ = "kollect.io/delta-seq";
   /** Label of a delta: the generation that was newest when it was written (see compaction). */
   static final String BASE = "kollect.io/checkpoint-base";
+  /**
+   * Label of every object: the id of its (target, sink) without the shard suffix, so the
+   * checkpoints every shard keeps of one (target, sink), its peers, are one label query.
+   */
+  static final String PEER_LABEL = "kollect.io/checkpoint-of";
+  /** Attempts to append a removal to a peer's log that another writer keeps beating. */
+  private static final int TAKE_OVER_ATTEMPTS = 5;
   /** Label of a snapshot part: its generation, so a superseded generation goes in one request. */
   static final String GENERATION_LABEL = "kollect.io/checkpoint-generation";
   private static final String KEY = "entries.json.gz";
@@ -280,6 +288,108 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
       writes.incrementAndGet();
       known.remove(id);
     }
+  }
+
+  /**
+   * The checkpoints the other shards (and the unsharded operator; for it, every shard) keep of
+   * (target, sink): one or two label queries, once per (target, sink) when the exporter loads it.
+   */
+  @Override
+  public List<Map<String, ExportedEntry>> loadPeers(String target, String sink) {
+    List<Map<String, ExportedEntry>> out = new ArrayList<>();
+    for (Map.Entry<String, List<ConfigMap>> peer : peerObjects(target, sink).entrySet()) {
+      Listing l = parse(peer.getKey(), peer.getValue());
+      if (!l.lost() && !l.entries().isEmpty()) {
+        out.add(l.entries());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Appends to each peer's log a delta removing those of {@code keys} it holds. A delta is a new
+   * object named by the next sequence of the peer's log, created whole or not at all: a peer's own
+   * writer that raced for the same number gets a conflict and appends after it (and this one
+   * after the other's), a compaction running meanwhile either lists the delta (its snapshot then
+   * contains the removal) or keeps it as newer than its snapshot.
+   */
+  @Override
+  public void takeOver(String target, String sink, Set<String> keys) {
+    if (keys.isEmpty()) {
+      return;
+    }
+    for (Map.Entry<String, List<ConfigMap>> peer : peerObjects(target, sink).entrySet()) {
+      String peerId = peer.getKey();
+      List<ConfigMap> objects = peer.getValue();
+      for (int attempt = 1; ; attempt++) {
+        Listing l = parse(peerId, objects);
+        TreeSet<String> held = new TreeSet<>(keys);
+        held.retainAll(l.entries().keySet());
+        if (l.lost() || held.isEmpty()) {
+          break;
+        }
+        long seq = Math.max(l.maxSeq(), l.through()) + 1;
+        byte[] gz = gzip(json(new Delta(Map.of(), List.copyOf(held))));
+        ConfigMap cm = object(peerId + "-d" + seq, peerId, shardOf(objects), target, sink)
+            .editMetadata().addToAnnotations(SEQ, Long.toString(seq))
+            .addToLabels(BASE, Long.toString(l.highest())).endMetadata()
+            .addToBinaryData(DELTA_KEY, Base64.getEncoder().encodeToString(gz))
+            .build();
+        try {
+          send(cm, false);
+          break;
+        } catch (KubernetesClientException e) {
+          if (e.getCode() != 409 || attempt >= TAKE_OVER_ATTEMPTS) {
+            throw e;
+          }
+          // the peer's own shard (or another taker) appended this number first: read its log
+          // again and append after it
+          objects = client.configMaps().inNamespace(namespace).withLabel(LABEL, peerId).list()
+              .getItems();
+        }
+      }
+    }
+  }
+
+  /**
+   * The objects of every other checkpoint of (target, sink), by id. Objects written before {@link
+   * #PEER_LABEL} existed are only the unsharded operator's (sharding came with it): a shard finds
+   * those by their id, which is the unsuffixed one.
+   */
+  private Map<String, List<ConfigMap>> peerObjects(String target, String sink) {
+    String base = id(target, sink);
+    String own = base + suffix;
+    Map<String, ConfigMap> byName = new LinkedHashMap<>();
+    for (ConfigMap cm : client.configMaps().inNamespace(namespace).withLabel(PEER_LABEL, base)
+        .list().getItems()) {
+      byName.put(cm.getMetadata().getName(), cm);
+    }
+    if (!own.equals(base)) {
+      for (ConfigMap cm : client.configMaps().inNamespace(namespace).withLabel(LABEL, base)
+          .list().getItems()) {
+        byName.putIfAbsent(cm.getMetadata().getName(), cm);
+      }
+    }
+    Map<String, List<ConfigMap>> byId = new TreeMap<>();
+    for (ConfigMap cm : byName.values()) {
+      Map<String, String> labels = cm.getMetadata().getLabels();
+      String id = labels == null ? null : labels.get(LABEL);
+      if (id != null && !id.equals(own) && id.startsWith(base)) {
+        byId.computeIfAbsent(id, x -> new ArrayList<>()).add(cm);
+      }
+    }
+    return byId;
+  }
+
+  /** The shard label of a checkpoint's objects ({@code null}: the unsharded operator's). */
+  private static String shardOf(List<ConfigMap> objects) {
+    for (ConfigMap cm : objects) {
+      Map<String, String> labels = cm.getMetadata().getLabels();
+      if (labels != null && labels.get(ShardNames.SHARD_LABEL) != null) {
+        return labels.get(ShardNames.SHARD_LABEL);
+      }
+    }
+    return null;
   }
 
   /** For the benchmark: bytes of the request bodies sent (creates and updates) so far. */
@@ -526,13 +636,20 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
   }
 
   private ConfigMapBuilder object(String name, String id, String target, String sink) {
+    return object(name, id, shardLabel, target, sink);
+  }
+
+  /** An object of the checkpoint {@code id} of the shard labelled {@code shard} (null: none). */
+  private ConfigMapBuilder object(String name, String id, String shard, String target,
+      String sink) {
     return new ConfigMapBuilder()
         .withNewMetadata()
         .withName(name)
         .withNamespace(namespace)
         .addToLabels(LABEL, id)
+        .addToLabels(PEER_LABEL, id(target, sink))
         .addToLabels("app.kubernetes.io/managed-by", "kollect")
-        .addToLabels(shardLabel == null ? Map.of() : Map.of(ShardNames.SHARD_LABEL, shardLabel))
+        .addToLabels(shard == null ? Map.of() : Map.of(ShardNames.SHARD_LABEL, shard))
         .addToAnnotations("kollect.io/target", target)
         .addToAnnotations("kollect.io/sink", sink)
         .addToAnnotations(FORMAT, Integer.toString(FORMAT_VERSION))
@@ -568,8 +685,12 @@ final class ConfigMapCheckpointStore implements CheckpointStore {
 
   /** Lists and parses one id's objects: the newest complete snapshot plus the deltas above it. */
   private Listing list(String id) {
-    List<ConfigMap> objects = client.configMaps().inNamespace(namespace).withLabel(LABEL, id)
-        .list().getItems();
+    return parse(id, client.configMaps().inNamespace(namespace).withLabel(LABEL, id).list()
+        .getItems());
+  }
+
+  /** Parses one id's objects: the newest complete snapshot plus the deltas above it. */
+  private static Listing parse(String id, List<ConfigMap> objects) {
     long maxSeq = 0;
     for (ConfigMap cm : objects) {
       Map<String, String> a = annotations(cm);

@@ -112,8 +112,9 @@ public final class KollectOperator implements AutoCloseable {
     this.config = Objects.requireNonNull(config, "config");
     Clock clock = Clock.systemUTC();
     this.checkpoints = config.checkpointDir()
-        .<CheckpointStore>map(dir -> new FileCheckpointStore(config.shard().sharded()
-            ? dir.resolve("shard-" + config.shard().index()) : dir))
+        .<CheckpointStore>map(dir -> config.shard().sharded()
+            ? FileCheckpointStore.inShardLayout(dir, config.shard().index())
+            : FileCheckpointStore.inShardLayout(dir))
         .orElseGet(() -> new ConfigMapCheckpointStore(client, config.operatorNamespace(),
             config.shard()));
     this.statusWriter = new StatusWriter(client, writer);

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.core.Shard;
 import io.kollect.export.ExportedEntry;
 import io.kollect.extract.GroupVersionKind;
 import java.io.ByteArrayOutputStream;
@@ -265,6 +266,84 @@ class ConfigMapCheckpointStoreIT {
     store.delete("ns/t", "gone");
     await().atMost(Duration.ofSeconds(10)).until(() -> objects("ns/t", "gone").isEmpty());
     assertThat(store(4096).load("ns/t", "gone")).isEmpty();
+  }
+
+  private static ConfigMapCheckpointStore shardStore(int total, int index) {
+    return new ConfigMapCheckpointStore(cluster.newClient(), NS, 4096, Duration.ofMillis(10),
+        new Shard(total, index));
+  }
+
+  private static Map<String, ExportedEntry> some(int... indexes) {
+    Map<String, ExportedEntry> out = new TreeMap<>();
+    for (int i : indexes) {
+      ExportedEntry e = entry(i, 1);
+      out.put(e.key(), e);
+    }
+    return out;
+  }
+
+  private static String k(int i) {
+    return entry(i, 1).key();
+  }
+
+  @Test
+  void aShardReadsTheCheckpointsOfTheOtherShardsAndOfTheUnshardedOperatorButNotItsOwn() {
+    store(4096).save("ns/peers", "a", some(1, 2));
+    // an unsharded checkpoint written before the peer label existed is found by its id
+    for (ConfigMap cm : objects("ns/peers", "a")) {
+      cluster.client().configMaps().inNamespace(NS).withName(cm.getMetadata().getName())
+          .edit(c -> { c.getMetadata().getLabels().remove(ConfigMapCheckpointStore.PEER_LABEL);
+            return c; });
+    }
+    shardStore(3, 0).apply("ns/peers", "a", some(3), Set.of());
+    shardStore(3, 1).apply("ns/peers", "a", some(4), Set.of());
+    shardStore(3, 0).apply("ns/peers", "other-sink", some(5), Set.of());
+
+    assertThat(shardStore(3, 1).loadPeers("ns/peers", "a")).extracting(Map::keySet)
+        .containsExactlyInAnyOrder(Set.of(k(1), k(2)), Set.of(k(3)));
+    // the unsharded operator's peers are the shards
+    assertThat(store(4096).loadPeers("ns/peers", "a")).extracting(Map::keySet)
+        .containsExactlyInAnyOrder(Set.of(k(3)), Set.of(k(4)));
+    assertThat(shardStore(3, 2).loadPeers("ns/peers", "nothing")).isEmpty();
+  }
+
+  @Test
+  void takingKeysOverAppendsARemovalToEachPeerAfterWhichThePeersOwnWriterStillAppends() {
+    ConfigMapCheckpointStore unsharded = store(4096);
+    ConfigMapCheckpointStore shard0 = shardStore(3, 0);
+    unsharded.save("ns/take", "a", some(1, 2));
+    shard0.apply("ns/take", "a", some(1, 3, 4), Set.of()); // shard 0 now knows its log's end
+
+    shardStore(3, 2).takeOver("ns/take", "a", Set.of(k(1), k(3), k(9)));
+    // shard 0's writer, still running, appends: its number was taken, it appends after
+    shard0.apply("ns/take", "a", some(5), Set.of());
+
+    assertThat(store(4096).load("ns/take", "a").keySet()).containsExactly(k(2));
+    assertThat(shardStore(3, 0).load("ns/take", "a").keySet())
+        .containsExactlyInAnyOrder(k(4), k(5));
+    // the removal is an object of the peer's checkpoint: its id, its shard label
+    assertThat(cluster.client().configMaps().inNamespace(NS)
+        .withLabel(ConfigMapCheckpointStore.LABEL, ConfigMapCheckpointStore.id("ns/take", "a")
+            + "-shard-0").list().getItems())
+        .allSatisfy(cm -> assertThat(cm.getMetadata().getLabels())
+            .containsEntry(ShardNames.SHARD_LABEL, "0")
+            .containsEntry(ConfigMapCheckpointStore.PEER_LABEL,
+                ConfigMapCheckpointStore.id("ns/take", "a")));
+    assertThat(shardStore(3, 2).load("ns/take", "a")).isEmpty();
+  }
+
+  @Test
+  void aPeersCompactionAfterATakeOverKeepsTheRemoval() throws Exception {
+    ConfigMapCheckpointStore shard0 = shardStore(2, 0);
+    shard0.save("ns/take-compact", "a", some(1, 2, 3));
+    shardStore(3, 2).takeOver("ns/take-compact", "a", Set.of(k(1)));
+    for (int round = 2; round < 2 + ConfigMapCheckpointStore.MAX_DELTAS; round++) {
+      ExportedEntry e = entry(2, round);
+      shard0.apply("ns/take-compact", "a", Map.of(e.key(), e), Set.of());
+    }
+    assertThat(shard0.awaitCompactions(Duration.ofSeconds(30))).isTrue();
+    assertThat(shardStore(2, 0).load("ns/take-compact", "a").keySet())
+        .containsExactlyInAnyOrder(k(2), k(3));
   }
 
   private static boolean isDelta(ConfigMap cm) {

@@ -127,6 +127,12 @@ public final class KafkaSink implements Sink {
     return name;
   }
 
+  /** Every shard produces to the same topic: its compacted content is one inventory. */
+  @Override
+  public boolean destinationSharedByShards() {
+    return true;
+  }
+
   /** The producer is thread-safe; batches of different targets are sent together. */
   @Override
   public boolean concurrentWrites() {
