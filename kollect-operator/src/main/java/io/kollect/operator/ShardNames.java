@@ -10,8 +10,9 @@ import io.kollect.core.Shard;
  * <p><b>Why the index and not the total.</b> The index is the shard's identity; the total is
  * configuration. A shard whose total changes (2 to 3) keeps its Lease, so two pods that both
  * think they are shard 1 never export at once; keeps its checkpoint, so objects it still owns are
- * not re-sent and the exporter drops those it lost without a DELETE (what {@code
- * Exporter.Builder.ownedKeys} is for); and keeps its inventory objects, from which it drops the
+ * not re-sent and the entries of those it lost wait there, without a DELETE, for their new owner
+ * to take them over (what {@code Exporter.Builder.ownedKeys} and {@code
+ * CheckpointStore.loadPeers} are for); and keeps its inventory objects, from which it drops the
  * records it lost on the first write. With the total in the names every change of it would
  * orphan all of that and re-send everything. Objects of indexes at or above a smaller new total
  * are left behind; {@link #foreign} tells them apart.
