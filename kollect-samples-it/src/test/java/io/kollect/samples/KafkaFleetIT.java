@@ -316,8 +316,38 @@ class KafkaFleetIT {
       assertThat(delivery.pending()).isIn(null, 0);
     });
     assertSequencesGrowPerKey(TopicLog.read(broker.bootstrapServers(), topic(ns)));
+  }
+
+  // ---- a deleted kafka sink's gauges ---------------------------------------------------------
+
+  /**
+   * The operator's sink-health loop (every 5 s) drops the kafka meters of a deleted kafka sink
+   * (the exporter's {@code kollect_export_*} counters of every sink type stay, as before).
+   */
+  @Test
+  @Order(4)
+  void aDeletedKafkaSinkLosesItsLagAndProducerGaugesWhileTheOthersKeepTheirs() throws Exception {
+    // the sink of the kill scenario: the restarted operator's producer wrote to it, so it has
+    // producer gauges besides the lag
+    String gone = "crash/fleet";
+    await().atMost(CONVERGE).untilAsserted(() -> assertThat(metricsText(solo))
+        .contains("kollect_export_kafka_lag{sink=\"" + gone + "\"}")
+        .contains("kollect_kafka_producer_record_send_rate{sink=\"" + gone + "\"}"));
+    admin.resources(KollectSink.class).inNamespace("crash").withName("fleet").delete();
+    await().atMost(CONVERGE).untilAsserted(() -> assertThat(metricsText(solo))
+        .doesNotContain("kollect_export_kafka_lag{sink=\"" + gone + "\"}")
+        .doesNotContain("kollect_kafka_producer_record_send_rate{sink=\"" + gone + "\"}")
+        .doesNotContain("kollect_kafka_producer_request_latency_avg_ms{sink=\"" + gone + "\"}")
+        .doesNotContain("kollect_kafka_producer_record_errors{sink=\"" + gone + "\"}")
+        .contains("kollect_export_kafka_lag{sink=\"churn/fleet\"}")
+        .contains("kollect_export_kafka_lag{sink=\"outage/fleet\"}")
+        .contains("kollect_kafka_producer_record_send_rate{sink=\"outage/fleet\"}"));
     solo.close();
     solo = null;
+  }
+
+  private static String metricsText(OperatorProcess p) {
+    return p.getMetricsListener("/metrics", null).body();
   }
 
   // ---- 4. two shards -------------------------------------------------------------------------
@@ -329,10 +359,12 @@ class KafkaFleetIT {
    * to the topic's messages, so no message was written by both.
    */
   @Test
-  @Order(4)
-  void twoShardsWriteOneTopicEachKeyFromItsOwnerOnlyAndTheFoldIsExact() {
+  @Order(5)
+  void twoShardsWriteOneTopicEachKeyFromItsOwnerOnlyAndTheFoldIsExact() throws Exception {
     String ns = SHARDED;
-    scenario(ns, 40);
+    // compressed batches: producerProperties reach the producer of the packaged operator, whose
+    // jar must carry zstd's native library
+    scenario(ns, 40, "{compression.type: zstd}");
     startShards(2);
     awaitExact(ns);
     put(ns, "cm-3", "changed");
@@ -352,6 +384,9 @@ class KafkaFleetIT {
     assertThat(IntStream.range(0, 2).mapToObj(i -> senders.values().stream()
         .filter(s -> s.contains(i)).count()))
         .as("names per shard").allSatisfy(n -> assertThat(n).isGreaterThan(5L));
+    assertThat(TopicLog.storedCompression(broker.logDir(), topic(ns)))
+        .as("compression of the stored batches (spec.kafka.producerProperties)")
+        .containsExactly("zstd");
     await().atMost(CONVERGE).untilAsserted(() -> assertThat(
         shards.stream().mapToDouble(p -> recordsSent(p, ns)).sum())
         .as("messages the shards' kafka sinks delivered, summed")
@@ -368,7 +403,7 @@ class KafkaFleetIT {
    * re-sending them, and no object that moved gets a tombstone.
    */
   @Test
-  @Order(5)
+  @Order(6)
   void aShardCountChangeFromTwoToThreeMovesObjectsWithoutATombstoneAndTheFoldIsExact()
       throws Exception {
     String ns = SHARDED;
@@ -427,6 +462,11 @@ class KafkaFleetIT {
 
   /** Namespace {@code ns} with ConfigMaps cm-0..cm-(objects-1), its kafka sink and target. */
   private static void scenario(String ns, int objects) {
+    scenario(ns, objects, "{}");
+  }
+
+  /** As {@link #scenario(String, int)}, the sink with {@code spec.kafka.producerProperties}. */
+  private static void scenario(String ns, int objects, String producerProperties) {
     Fixtures.ensureNamespace(admin, ns);
     for (int i = 0; i < objects; i++) {
       put(ns, "cm-" + i, "0");
@@ -443,7 +483,8 @@ class KafkaFleetIT {
             topic: %s
             createTopic: {partitions: 3, replicationFactor: 1}
             deliveryTimeout: 5s
-        """.formatted(ns, broker.bootstrapServers(), topic(ns)));
+            producerProperties: %s
+        """.formatted(ns, broker.bootstrapServers(), topic(ns), producerProperties));
     apply("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectTarget

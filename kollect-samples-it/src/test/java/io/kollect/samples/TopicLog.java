@@ -1,6 +1,10 @@
 package io.kollect.samples;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -8,6 +12,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -15,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -84,6 +92,27 @@ final class TopicLog {
     }
     out.sort(Comparator.comparingLong(Message::timestamp).thenComparingInt(Message::partition)
         .thenComparingLong(Message::offset));
+    return out;
+  }
+
+  /**
+   * The compression of every record batch the broker stored for {@code topic}, read from its log
+   * segments (a consumer gets the records decompressed and never sees it).
+   */
+  static Set<String> storedCompression(Path logDir, String topic) throws IOException {
+    Set<String> out = new TreeSet<>();
+    try (Stream<Path> dirs = Files.list(logDir)) {
+      for (Path partition : dirs.filter(d -> d.getFileName().toString().matches(
+          java.util.regex.Pattern.quote(topic) + "-[0-9]+")).toList()) {
+        try (Stream<Path> files = Files.list(partition)) {
+          for (Path segment : files.filter(f -> f.toString().endsWith(".log")).toList()) {
+            MemoryRecords records = MemoryRecords.readableRecords(
+                ByteBuffer.wrap(Files.readAllBytes(segment)));
+            records.batches().forEach(b -> out.add(b.compressionType().name));
+          }
+        }
+      }
+    }
     return out;
   }
 
