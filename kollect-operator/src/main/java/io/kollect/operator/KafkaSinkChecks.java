@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,6 +30,8 @@ final class KafkaSinkChecks implements AutoCloseable {
 
   private final Map<String, Entry> sinks = new ConcurrentHashMap<>();
   private final Map<KafkaSink, Boolean> running = new ConcurrentHashMap<>();
+  /** Sinks whose meters {@link #publish} registered. */
+  private final Set<String> published = ConcurrentHashMap.newKeySet();
   private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "kollect-kafka-topic-check");
     t.setDaemon(true);
@@ -74,10 +77,24 @@ final class KafkaSinkChecks implements AutoCloseable {
     });
   }
 
-  /** Publishes each kafka sink's lag and its producer's own metrics. */
+  /**
+   * Publishes each kafka sink's lag and its producer's own metrics, and drops those of sinks
+   * removed since the last call. Removal is done here, not in {@link #remove}, because every way a
+   * kafka sink goes (deleted, another type, invalid) ends with it missing from {@link #sinks}, and
+   * a publish racing with a removal re-registers the gauges only until the next call.
+   */
   void publish(OperatorMetrics metrics) {
-    sinks.forEach((name, e) -> metrics.kafkaSink(name, e.sink().lag(),
-        e.sink().producerMetrics()));
+    published.removeIf(name -> {
+      if (sinks.containsKey(name)) {
+        return false;
+      }
+      metrics.kafkaSinkRemoved(name);
+      return true;
+    });
+    sinks.forEach((name, e) -> {
+      metrics.kafkaSink(name, e.sink().lag(), e.sink().producerMetrics());
+      published.add(name);
+    });
   }
 
   private void check(String name, KafkaSink sink) {

@@ -126,6 +126,23 @@ final class OperatorMetrics implements ExportMetrics, InformerMetrics {
     });
   }
 
+  /**
+   * Drops the meters of a kafka sink that is gone (its KollectSink deleted, turned into another
+   * type or invalid): a gauge left behind would go on showing its last lag and send rate.
+   */
+  void kafkaSinkRemoved(String sink) {
+    for (var meter : registry.getMeters()) {
+      String name = meter.getId().getName();
+      if ((name.equals("kollect_export_kafka_lag") || name.startsWith("kollect_kafka_producer_"))
+          && sink.equals(meter.getId().getTag("sink"))) {
+        registry.remove(meter);
+      }
+    }
+    // forget the values too, so that a sink of the same name later registers its gauges afresh
+    gauges.remove("kollect_export_kafka_lag|sink," + sink);
+    doubleGauges.keySet().removeIf(k -> k.endsWith("|" + sink));
+  }
+
   @Override
   public void sent(String sink, int records) {
     counter("kollect_export_records_sent", "Records delivered to a sink", "sink", sink)

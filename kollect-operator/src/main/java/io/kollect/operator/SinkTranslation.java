@@ -17,7 +17,14 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Supplier;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
 
 /** A KollectSink to a configured {@link Sink} and its {@link SinkOptions}. */
 final class SinkTranslation {
@@ -44,6 +51,35 @@ final class SinkTranslation {
 
   /** {@code host:port} or {@code [ipv6]:port} of a Kafka broker. */
   static final String HOST_PORT = "^[^\\s:/\\[\\]]+:[0-9]{1,5}$|^\\[[0-9a-fA-F:.]+\\]:[0-9]{1,5}$";
+
+  /**
+   * The producer settings a KollectSink may add: tuning only. A sink's namespace belongs to a
+   * tenant, and other kafka-clients settings would let it load classes into the operator
+   * ({@code interceptor.classes}, {@code *.callback.handler.class}), read the operator's files
+   * ({@code ssl.truststore.location}, a keytab in {@code sasl.jaas.config}), make it call other
+   * hosts ({@code sasl.oauthbearer.token.endpoint.url}), turn off verification ({@code
+   * ssl.endpoint.identification.algorithm}) or bend the delivery guarantees and timeouts the sink
+   * owns ({@code acks}, {@code linger.ms}, {@code delivery.timeout.ms}). An allow-list, so that a
+   * setting a later kafka-clients adds is refused until someone has looked at it.
+   */
+  static final Set<String> KAFKA_PRODUCER_PROPERTIES = Set.of(
+      "compression.type", "compression.gzip.level", "compression.lz4.level",
+      "compression.zstd.level", "batch.size", "buffer.memory", "max.request.size",
+      "max.in.flight.requests.per.connection", "send.buffer.bytes", "receive.buffer.bytes",
+      "client.dns.lookup", "connections.max.idle.ms", "metadata.max.age.ms",
+      "metadata.max.idle.ms", "reconnect.backoff.ms", "reconnect.backoff.max.ms",
+      "retry.backoff.ms", "retry.backoff.max.ms", "socket.connection.setup.timeout.ms",
+      "socket.connection.setup.timeout.max.ms");
+
+  /**
+   * Upper bounds of the allowed producer settings that size memory: the producer's buffers are on
+   * the operator's heap, shared by every sink and target, so one KollectSink must not be able to
+   * take it (a {@code batch.size} of 1 GiB is allocated per partition being written).
+   */
+  static final Map<String, Long> KAFKA_PRODUCER_LIMITS = Map.of(
+      "batch.size", 1L << 20,
+      "buffer.memory", 64L << 20,
+      "max.request.size", 16L << 20);
 
   private final SecretValues secrets;
 
@@ -279,7 +315,52 @@ final class SinkTranslation {
           read(() -> secrets.value(namespace, ref.name(), passwordKey),
               "spec.kafka.sasl.secretRef")));
     }
+    if (k.producerProperties() != null) {
+      new TreeMap<>(k.producerProperties()).forEach((key, value) ->
+          config.producerProperty(key, producerProperty(key, value)));
+    }
     return new KafkaSink(name, config.build());
+  }
+
+  /**
+   * Checks one of {@code spec.kafka.producerProperties} now, with kafka-clients' own definition of
+   * the setting, so a bad value is the sink's condition at once instead of a producer that fails
+   * to start at the first write.
+   *
+   * @throws IllegalArgumentException naming the key and the problem
+   */
+  static String producerProperty(String key, String value) {
+    String field = "spec.kafka.producerProperties." + key;
+    if (!KAFKA_PRODUCER_PROPERTIES.contains(key)) {
+      throw new IllegalArgumentException(field + ": is not allowed; only tuning settings are ("
+          + String.join(", ", new TreeSet<>(KAFKA_PRODUCER_PROPERTIES))
+          + "): security comes from spec.kafka.tls and spec.kafka.sasl, timeouts from "
+          + "spec.kafka.deliveryTimeout, acks and idempotence are the sink's");
+    }
+    if (value == null) {
+      throw new IllegalArgumentException(field + ": has no value");
+    }
+    ConfigDef.ConfigKey definition = ProducerConfig.configDef().configKeys().get(key);
+    if (definition == null) {
+      throw new IllegalArgumentException(field + ": is not a setting of this kafka-clients");
+    }
+    Object parsed;
+    try {
+      parsed = ConfigDef.parseType(key, value.strip(), definition.type);
+      if (definition.validator != null) {
+        definition.validator.ensureValid(key, parsed);
+      }
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException(field + ": '" + value + "' is not valid: "
+          + e.getMessage());
+    }
+    Long limit = KAFKA_PRODUCER_LIMITS.get(key);
+    if (limit != null && parsed instanceof Number n && n.longValue() > limit) {
+      throw new IllegalArgumentException(field + ": " + n + " is above the operator's limit of "
+          + limit + " bytes (the producer's buffers are on the operator's heap, shared by every "
+          + "sink)");
+    }
+    return value.strip();
   }
 
   private static String read(Supplier<String> value, String field) {

@@ -89,4 +89,57 @@ class KafkaSinkStatusTest {
         .contains("kollect_export_kafka_lag{sink=\"platform/fleet\"} 0.0")
         .contains("kollect_kafka_producer_record_send_rate{sink=\"platform/fleet\"} 10.0");
   }
+
+  @Test
+  void theMetersOfARemovedKafkaSinkAreDroppedAndRegisteredAfreshWhenOneOfThatNameComesBack() {
+    OperatorMetrics metrics = new OperatorMetrics();
+    Map<String, Double> producer = Map.of(
+        "producer-metrics:record-send-rate{client-id=kollect-platform/fleet}", 5.0,
+        "producer-metrics:request-latency-avg{client-id=kollect-platform/fleet}", 1.5,
+        "producer-metrics:record-error-total{client-id=kollect-platform/fleet}", 0.0);
+    metrics.kafkaSink("platform/fleet", 3, producer);
+    metrics.kafkaSink("platform/fleet-eu", 4, Map.of(
+        "producer-metrics:record-send-rate{client-id=kollect-platform/fleet-eu}", 6.0));
+
+    metrics.kafkaSinkRemoved("platform/fleet");
+    assertThat(metrics.scrape())
+        .doesNotContain("sink=\"platform/fleet\"")
+        .contains("kollect_export_kafka_lag{sink=\"platform/fleet-eu\"} 4.0")
+        .contains("kollect_kafka_producer_record_send_rate{sink=\"platform/fleet-eu\"} 6.0");
+
+    metrics.kafkaSink("platform/fleet", 1, producer);
+    assertThat(metrics.scrape())
+        .contains("kollect_export_kafka_lag{sink=\"platform/fleet\"} 1.0")
+        .contains("kollect_kafka_producer_record_send_rate{sink=\"platform/fleet\"} 5.0");
+  }
+
+  /**
+   * Through {@link KafkaSinkChecks}, as the operator's sink-health loop publishes: a kafka sink
+   * that is removed, or replaced by a sink of another type, loses its meters at the next publish.
+   */
+  @Test
+  void aKafkaSinkRemovedOrTurnedIntoAnotherTypeLosesItsLagGaugeAtTheNextPublish() {
+    OperatorMetrics metrics = new OperatorMetrics();
+    try (KafkaSinkChecks checks = new KafkaSinkChecks(name -> { }, java.time.Clock.systemUTC())) {
+      for (String name : List.of("platform/a", "platform/b", "platform/c")) {
+        // nothing listens on port 1: the check fails after a second, in the background
+        checks.put(name, new io.kollect.export.kafka.KafkaSink(name,
+            io.kollect.export.kafka.KafkaSinkConfig.builder().bootstrapServers("127.0.0.1:1")
+                .topic("inv").deliveryTimeout(java.time.Duration.ofSeconds(1)).build()));
+      }
+      checks.publish(metrics);
+      assertThat(metrics.scrape())
+          .contains("kollect_export_kafka_lag{sink=\"platform/a\"} 0.0")
+          .contains("kollect_export_kafka_lag{sink=\"platform/b\"} 0.0")
+          .contains("kollect_export_kafka_lag{sink=\"platform/c\"} 0.0");
+
+      checks.remove("platform/a");
+      checks.put("platform/b", new io.kollect.export.StdoutSink("platform/b"));
+      checks.publish(metrics);
+      assertThat(metrics.scrape())
+          .doesNotContain("sink=\"platform/a\"")
+          .doesNotContain("sink=\"platform/b\"")
+          .contains("kollect_export_kafka_lag{sink=\"platform/c\"} 0.0");
+    }
+  }
 }

@@ -43,6 +43,15 @@ final class ApiServer implements AutoCloseable {
     }
   }
 
+  /** Writes a kubeconfig of the admin (client-certificate) user, for an operator process. */
+  Path writeAdminKubeConfig(Path file) {
+    try {
+      return Files.writeString(file, server.adminKubeconfigYaml());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   @Override
   public void close() {
     server.close();

@@ -146,4 +146,13 @@ final class OperatorProcess implements AutoCloseable {
   Path stdoutFile() {
     return stdout;
   }
+
+  /** The process's standard output so far ({@code --stdout}: one record JSON per line). */
+  String stdoutText() {
+    try {
+      return Files.readString(stdout);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 }

@@ -133,6 +133,11 @@ public final class KafkaSink implements Sink {
     return true;
   }
 
+  /** What the sink was built from (a host checks its translation of a user's spec with it). */
+  public KafkaSinkConfig config() {
+    return config;
+  }
+
   /** The producer is thread-safe; batches of different targets are sent together. */
   @Override
   public boolean concurrentWrites() {

@@ -103,6 +103,14 @@ public final class KafkaBroker implements AutoCloseable {
     return "127.0.0.1:" + port;
   }
 
+  /**
+   * The broker's log directory ({@code <topic>-<partition>/*.log}), for a test that looks at what
+   * consumers cannot see, such as how a producer compressed its batches.
+   */
+  public Path logDir() {
+    return dir;
+  }
+
   /** The second listener of {@link #launchWithScram} or {@link #launchWithTls}. */
   public String secureBootstrapServers() {
     return "127.0.0.1:" + securePort;

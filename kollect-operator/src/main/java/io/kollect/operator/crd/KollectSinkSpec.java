@@ -128,6 +128,8 @@ public record KollectSinkSpec(
    * @param sasl SASL authentication
    * @param deliveryTimeout how long a write waits for the brokers' acks (and a topic check for an
    *     answer) at most; default 30s
+   * @param producerProperties further kafka-clients producer settings, tuning only (e.g. {@code
+   *     compression.type}); the operator refuses the others (docs/sinks.md, "kafka")
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Kafka(
@@ -141,7 +143,22 @@ public record KollectSinkSpec(
       @JsonPropertyDescription("TLS to the brokers.") KafkaTls tls,
       @JsonPropertyDescription("SASL authentication to the brokers.") Sasl sasl,
       @Pattern(DURATION) @JsonPropertyDescription("How long a write waits for the brokers' acks "
-          + "at most, e.g. 30s (default 30s, at least 1s).") String deliveryTimeout) {}
+          + "at most, e.g. 30s (default 30s, at least 1s).") String deliveryTimeout,
+      @JsonPropertyDescription("Further kafka-clients producer settings, tuning only: "
+          + "compression.type, compression.<type>.level, batch.size, buffer.memory, "
+          + "max.request.size, max.in.flight.requests.per.connection (at most 5), "
+          + "send.buffer.bytes, receive.buffer.bytes, client.dns.lookup, connections.max.idle.ms, "
+          + "metadata.max.age.ms, metadata.max.idle.ms, reconnect.backoff(.max).ms, "
+          + "retry.backoff(.max).ms, socket.connection.setup.timeout(.max).ms. Others are refused: "
+          + "security comes from tls and sasl, timeouts from deliveryTimeout.")
+          java.util.Map<String, String> producerProperties) {
+
+    /** The kafka block before {@code producerProperties}. */
+    public Kafka(java.util.List<String> bootstrapServers, String topic, Deletes deletes,
+        CreateTopic createTopic, KafkaTls tls, Sasl sasl, String deliveryTimeout) {
+      this(bootstrapServers, topic, deletes, createTopic, tls, sasl, deliveryTimeout, null);
+    }
+  }
 
   /** How a DELETE is written to the topic. */
   public enum Deletes {
