@@ -87,16 +87,7 @@ class ClusterCredentialsLeakIT {
     secret("exec-kc", remote.kubeconfigForToken("secret-user", SECRET_TOKEN).replace(
         "      token: " + SECRET_TOKEN + "\n", "      exec:\n        command: /bin/echo\n"
             + "        args: [\"" + EXEC_ARG + "\"]\n"));
-    home.apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: configmaps}
-        spec:
-          resources:
-            - version: v1
-              kind: ConfigMap
-              fields: [{name: v, path: "{.data.v}"}]
-        ---
+    home.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: kollect.io/v1alpha1
         kind: KollectCluster
         metadata: {name: east-secret, namespace: shop}

@@ -90,16 +90,7 @@ class HttpsSinkIT {
         .withData(Map.of("tls.crt", base64(CLIENT.certificatePem()),
             "tls.key", base64(CLIENT.keyPem())))
         .build()).create();
-    cluster.apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: configmaps}
-        spec:
-          resources:
-            - version: v1
-              kind: ConfigMap
-              fields: [{name: v, path: "{.data.v}"}]
-        ---
+    cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink
         metadata: {name: receiver, namespace: %s}

@@ -59,16 +59,7 @@ class KafkaSinkOperatorIT {
     broker = KafkaBroker.launch();
     broker.createTopic(PLAIN_TOPIC, 1, Map.of("cleanup.policy", "delete"));
     receiver = new SequencedRecordReceiver();
-    cluster.apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: configmaps}
-        spec:
-          resources:
-            - version: v1
-              kind: ConfigMap
-              fields: [{name: v, path: "{.data.v}"}]
-        ---
+    cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink
         metadata: {name: fleet, namespace: %1$s}

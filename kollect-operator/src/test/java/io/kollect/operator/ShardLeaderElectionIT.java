@@ -39,16 +39,7 @@ class ShardLeaderElectionIT {
           .withNewMetadata().withName("cm-" + i).endMetadata().withData(Map.of("v", "" + i))
           .build()).create();
     }
-    cluster.apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: configmaps}
-        spec:
-          resources:
-            - version: v1
-              kind: ConfigMap
-              fields: [{name: v, path: "{.data.v}"}]
-        ---
+    cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: kollect.io/v1alpha1
         kind: KollectTarget
         metadata: {name: t, namespace: apps}

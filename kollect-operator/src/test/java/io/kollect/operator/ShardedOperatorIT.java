@@ -61,16 +61,7 @@ class ShardedOperatorIT {
     for (int i = 0; i < OBJECTS; i++) {
       configMap("cm-" + i, "v" + i);
     }
-    cluster.apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: configmaps}
-        spec:
-          resources:
-            - version: v1
-              kind: ConfigMap
-              fields: [{name: v, path: "{.data.v}"}]
-        ---
+    cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink
         metadata: {name: hook, namespace: %s}

@@ -97,6 +97,22 @@ public final class TestCluster implements AutoCloseable {
     server.namespace(name);
   }
 
+  /**
+   * The cluster-scoped KollectProfile {@code configmaps} most operator tests read with: ConfigMaps,
+   * field {@code v} = {@code data.v}. Ends with a document separator, so more YAML may follow.
+   */
+  static final String CONFIGMAP_PROFILE = """
+      apiVersion: kollect.io/v1alpha1
+      kind: KollectProfile
+      metadata: {name: configmaps}
+      spec:
+        resources:
+          - version: v1
+            kind: ConfigMap
+            fields: [{name: v, path: "{.data.v}"}]
+      ---
+      """;
+
   /** Creates the objects of a YAML text (multi-document allowed). */
   public List<HasMetadata> apply(String yaml) {
     List<HasMetadata> items = client().load(new java.io.ByteArrayInputStream(
