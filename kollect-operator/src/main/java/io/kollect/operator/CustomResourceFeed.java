@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -156,66 +157,24 @@ final class CustomResourceFeed implements AutoCloseable {
    * @throws IllegalStateException naming the kind and the cause when a first list fails
    */
   void start() {
-    KindWatch.Handler<KollectProfile> profileEvents = handler(this::onProfile,
-        this::onProfileDeleted);
     profiles = new KindWatch<>(client, KollectProfile.class, KollectProfileSpec.class, false,
-        resyncMillis, new KindWatch.Handler<>() {
-          @Override
-          public void upsert(KollectProfile object) {
-            profileEvents.upsert(object);
+        resyncMillis, handler(this::onProfile, this::onProfileDeleted, (before, after) -> {
+          if (ProfileStates.lifecycleChanged(before, after)) {
+            profileInput.statusChanged(after.getMetadata().getName());
           }
-
-          @Override
-          public void delete(HasMetadata object) {
-            profileEvents.delete(object);
-          }
-
-          @Override
-          public void unreadable(GenericKubernetesResource object, String problem) {
-            profileEvents.unreadable(object, problem);
-          }
-
-          @Override
-          public void statusChanged(GenericKubernetesResource before,
-              GenericKubernetesResource after) {
-            if (ProfileStates.lifecycleChanged(before, after)) {
-              profileInput.statusChanged(after.getMetadata().getName());
-            }
-          }
-        });
+        }));
     sinks = new KindWatch<>(client, KollectSink.class, KollectSinkSpec.class, true, resyncMillis,
         handler(this::onSink, this::onSinkDeleted));
     awaitListed("KollectProfiles", profiles.start());
     awaitListed("KollectSinks", sinks.start());
-    KindWatch.Handler<KollectTarget> targetEvents = handler(this::onTarget,
-        this::onTargetDeleted);
     targets = new KindWatch<>(client, KollectTarget.class, KollectTargetSpec.class, true,
-        resyncMillis, new KindWatch.Handler<>() {
-          @Override
-          public void upsert(KollectTarget object) {
-            targetEvents.upsert(object);
+        resyncMillis, handler(this::onTarget, this::onTargetDeleted, (before, after) -> {
+          // Every other status-only update is the operators' own writes: nothing to do.
+          if (!Objects.equals(shardsOf(before), shardsOf(after))) {
+            targetHooks.shardsChanged(new TargetId(after.getMetadata().getNamespace(),
+                after.getMetadata().getName()));
           }
-
-          @Override
-          public void delete(HasMetadata object) {
-            targetEvents.delete(object);
-          }
-
-          @Override
-          public void unreadable(GenericKubernetesResource object, String problem) {
-            targetEvents.unreadable(object, problem);
-          }
-
-          @Override
-          public void statusChanged(GenericKubernetesResource before,
-              GenericKubernetesResource after) {
-            // Every other status-only update is the operators' own writes: nothing to do.
-            if (!Objects.equals(shardsOf(before), shardsOf(after))) {
-              targetHooks.shardsChanged(new TargetId(after.getMetadata().getNamespace(),
-                  after.getMetadata().getName()));
-            }
-          }
-        });
+        }));
     awaitListed("KollectTargets", targets.start());
   }
 
@@ -500,7 +459,20 @@ final class CustomResourceFeed implements AutoCloseable {
 
   private <T extends HasMetadata> KindWatch.Handler<T> handler(Consumer<T> upsert,
       Consumer<HasMetadata> delete) {
+    return handler(upsert, delete, (before, after) -> { });
+  }
+
+  /** The same, {@code statusChanged} told when only an object's status changed. */
+  private <T extends HasMetadata> KindWatch.Handler<T> handler(Consumer<T> upsert,
+      Consumer<HasMetadata> delete,
+      BiConsumer<GenericKubernetesResource, GenericKubernetesResource> statusChanged) {
     return new KindWatch.Handler<>() {
+      @Override
+      public void statusChanged(GenericKubernetesResource before,
+          GenericKubernetesResource after) {
+        statusChanged.accept(before, after);
+      }
+
       @Override
       public void upsert(T object) {
         upsert.accept(object);

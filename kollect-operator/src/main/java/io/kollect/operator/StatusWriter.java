@@ -146,37 +146,8 @@ final class StatusWriter {
   }
 
   void writeNow(GenericKubernetesResource cached, Object status, Set<String> storedKeys) {
-    String key = key(cached);
-    JsonNode desired = keepStored(normalise(status), cached, storedKeys);
-    if (desired.equals(normalise(cached.getAdditionalProperties().get("status")))) {
-      return;
-    }
-    Written last = written.get(key);
-    String version = cached.getMetadata().getResourceVersion();
-    if (last != null && last.status().equals(desired) && Objects.equals(last.fromVersion(), version)) {
-      return; // written from this very version; the cache has not caught up yet
-    }
-    GenericKubernetesResource base = cached;
-    for (int attempt = 0; ; attempt++) {
-      try {
-        api.putStatus(withStatus(base, desired));
-        written.put(key, new Written(desired, version));
-        return;
-      } catch (KubernetesClientException e) {
-        if (e.getCode() == 409 && attempt < CONFLICT_RETRIES) {
-          base = api.get(base);
-          if (base == null) {
-            return;
-          }
-          desired = keepStored(desired, base, storedKeys);
-          continue;
-        }
-        if (e.getCode() != 404) {
-          log.warn("{}: cannot write status: {}", key, firstLine(e.getMessage()));
-        }
-        return;
-      }
-    }
+    JsonNode own = normalise(status);
+    writeNowFrom(cached, base -> keepStored(own.deepCopy(), base, storedKeys));
   }
 
   /**
