@@ -6,7 +6,10 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kollect.export.kafka.KafkaBroker;
+import io.kollect.export.kafka.KafkaSink;
+import io.kollect.export.kafka.KafkaSinkConfig;
 import io.kollect.export.kafka.TopicContent;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectTarget;
@@ -31,7 +34,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * Issue 15: a kafka KollectSink's {@code sasl.secretRef} is read from the sink's namespace and
  * authenticates to a real broker listener that requires SCRAM-SHA-512; a Secret with the wrong
  * password is a not-ready condition saying the authentication failed; a password rotated on the
- * broker and in the Secret is picked up by the same sink, without re-sending what was delivered.
+ * broker and in the Secret is picked up by the same sink, without re-sending what was delivered;
+ * the TLS PEM suppliers of a translated kafka sink follow their Secrets the same way.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KafkaSinkSaslOperatorIT {
@@ -244,6 +248,53 @@ class KafkaSinkSaslOperatorIT {
         .extracting(TopicContent.Message::key)
         .as("cm-1 once: the same sink went on (a replaced sink is re-sent the full current set)")
         .containsExactly(cm1, cm2);
+  }
+
+  @Test
+  @Order(4)
+  void theTlsSuppliersOfATranslatedSinkFollowItsSecretsSoRotatedPemsReachTheSameSink() {
+    cluster.apply("""
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: kafka-ca, namespace: %1$s}
+        stringData: {ca.crt: ca-1}
+        ---
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: kafka-client, namespace: %1$s}
+        stringData: {tls.crt: cert-1, tls.key: key-1}
+        """.formatted(NS));
+    KollectSink resource = Serialization.unmarshal("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectSink
+        metadata: {name: tls, namespace: %s}
+        spec:
+          type: kafka
+          kafka:
+            bootstrapServers: ["kafka:9093"]
+            topic: t
+            tls: {caSecretRef: {name: kafka-ca}, clientCertSecretRef: {name: kafka-client}}
+        """.formatted(NS), KollectSink.class);
+    KafkaSink sink = (KafkaSink) new SinkTranslation(client).build(NS + "/tls", resource).sink();
+    try {
+      KafkaSinkConfig.Tls tls = sink.config().tls();
+      assertThat(List.of(tls.caPem().get(), tls.clientCertPem().get(), tls.clientKeyPem().get()))
+          .containsExactly("ca-1", "cert-1", "key-1");
+      client.secrets().inNamespace(NS).withName("kafka-ca").edit(s -> {
+        s.setData(Map.of("ca.crt", base64("ca-2")));
+        return s;
+      });
+      client.secrets().inNamespace(NS).withName("kafka-client").edit(s -> {
+        s.setData(Map.of("tls.crt", base64("cert-2"), "tls.key", base64("key-2")));
+        return s;
+      });
+      // SecretValues reads a Secret again once its TTL (1 s here) has passed
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+          assertThat(List.of(tls.caPem().get(), tls.clientCertPem().get(),
+              tls.clientKeyPem().get())).containsExactly("ca-2", "cert-2", "key-2"));
+    } finally {
+      sink.close();
+    }
   }
 
   private static String base64(String s) {
