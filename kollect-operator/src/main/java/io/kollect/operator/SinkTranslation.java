@@ -218,8 +218,10 @@ final class SinkTranslation {
 
   /**
    * A kafka sink. Secrets (TLS PEMs, SASL credentials) are read now, so a missing Secret or key is
-   * reported at once naming the field; kafka-clients takes them as values, so a rotated Secret
-   * takes effect when the sink is next rebuilt (a change of the KollectSink or a resync).
+   * reported at once naming the field; the sink is given suppliers over {@link SecretValues} and
+   * asks them again at most every {@link KafkaSinkConfig#credentialsCheckInterval()}, so a rotated
+   * Secret takes effect within that and the Secrets' TTL, on the same sink (a rebuilt sink would
+   * be re-sent the full current set).
    */
   private KafkaSink kafka(String name, String namespace, KollectSinkSpec spec) {
     try {
@@ -274,22 +276,23 @@ final class SinkTranslation {
               : duration("spec.kafka.createTopic.minCompactionLag", c.minCompactionLag())));
     }
     if (k.tls() != null) {
-      String ca = null;
-      String cert = null;
-      String key = null;
+      Supplier<String> ca = null;
+      Supplier<String> cert = null;
+      Supplier<String> key = null;
       if (k.tls().caSecretRef() != null) {
         KollectSinkSpec.CaSecretRef ref = k.tls().caSecretRef();
         require(ref.name(), "spec.kafka.tls.caSecretRef.name");
         String caKey = ref.key() == null || ref.key().isBlank() ? CA_KEY : ref.key();
-        ca = read(() -> secrets.value(namespace, ref.name(), caKey), "spec.kafka.tls.caSecretRef");
+        ca = () -> secrets.value(namespace, ref.name(), caKey);
+        check(ca, "spec.kafka.tls.caSecretRef");
       }
       if (k.tls().clientCertSecretRef() != null) {
         KollectSinkSpec.ClientCertSecretRef ref = k.tls().clientCertSecretRef();
         require(ref.name(), "spec.kafka.tls.clientCertSecretRef.name");
-        cert = read(() -> secrets.value(namespace, ref.name(), TLS_CRT),
-            "spec.kafka.tls.clientCertSecretRef");
-        key = read(() -> secrets.value(namespace, ref.name(), TLS_KEY),
-            "spec.kafka.tls.clientCertSecretRef");
+        cert = () -> secrets.value(namespace, ref.name(), TLS_CRT);
+        key = () -> secrets.value(namespace, ref.name(), TLS_KEY);
+        check(cert, "spec.kafka.tls.clientCertSecretRef");
+        check(key, "spec.kafka.tls.clientCertSecretRef");
       }
       config.tls(new KafkaSinkConfig.Tls(ca, cert, key));
     }
@@ -309,11 +312,16 @@ final class SinkTranslation {
       require(ref.name(), "spec.kafka.sasl.secretRef.name");
       String userKey = ref.usernameKey() == null ? "username" : ref.usernameKey();
       String passwordKey = ref.passwordKey() == null ? "password" : ref.passwordKey();
-      config.sasl(new KafkaSinkConfig.Sasl(mechanism,
-          read(() -> secrets.value(namespace, ref.name(), userKey), "spec.kafka.sasl.secretRef")
-              .strip(),
-          read(() -> secrets.value(namespace, ref.name(), passwordKey),
-              "spec.kafka.sasl.secretRef")));
+      // the sink strips the username (and names one that became empty as sasl.username)
+      Supplier<String> username = () -> secrets.value(namespace, ref.name(), userKey);
+      Supplier<String> password = () -> secrets.value(namespace, ref.name(), passwordKey);
+      check(username, "spec.kafka.sasl.secretRef");
+      check(password, "spec.kafka.sasl.secretRef");
+      if (username.get().isBlank()) {
+        throw new IllegalArgumentException("spec.kafka.sasl.secretRef: Secret " + namespace + "/"
+            + ref.name() + " key " + userKey + " is empty");
+      }
+      config.sasl(new KafkaSinkConfig.Sasl(mechanism, username, password));
     }
     if (k.producerProperties() != null) {
       new TreeMap<>(k.producerProperties()).forEach((key, value) ->
@@ -361,11 +369,6 @@ final class SinkTranslation {
           + "sink)");
     }
     return value.strip();
-  }
-
-  private static String read(Supplier<String> value, String field) {
-    check(value, field);
-    return value.get();
   }
 
   /**

@@ -18,8 +18,12 @@ final class ClientProperties {
 
   private ClientProperties() {}
 
-  /** Connection and security settings, shared by the producer and the admin client. */
-  static Map<String, Object> connection(KafkaSinkConfig config, String clientId) {
+  /**
+   * Connection and security settings, shared by the producer and the admin client; the TLS and
+   * SASL material is what the config's suppliers returned last ({@code credentials}).
+   */
+  static Map<String, Object> connection(KafkaSinkConfig config, Credentials credentials,
+      String clientId) {
     Map<String, Object> p = new HashMap<>();
     p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, String.join(",",
         config.bootstrapServers()));
@@ -29,16 +33,15 @@ final class ClientProperties {
     p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG,
         sasl ? (tls ? "SASL_SSL" : "SASL_PLAINTEXT") : (tls ? "SSL" : "PLAINTEXT"));
     if (tls) {
-      KafkaSinkConfig.Tls t = config.tls();
       // kafka-clients reads PEM text directly (KIP-651), so a Secret's content needs no key store
-      if (t.caPem() != null) {
+      if (credentials.caPem() != null) {
         p.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PEM");
-        p.put(SslConfigs.SSL_TRUSTSTORE_CERTIFICATES_CONFIG, t.caPem());
+        p.put(SslConfigs.SSL_TRUSTSTORE_CERTIFICATES_CONFIG, credentials.caPem());
       }
-      if (t.clientCertPem() != null) {
+      if (credentials.clientCertPem() != null) {
         p.put(SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, "PEM");
-        p.put(SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG, t.clientCertPem());
-        p.put(SslConfigs.SSL_KEYSTORE_KEY_CONFIG, t.clientKeyPem());
+        p.put(SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG, credentials.clientCertPem());
+        p.put(SslConfigs.SSL_KEYSTORE_KEY_CONFIG, credentials.clientKeyPem());
       }
     }
     if (sasl) {
@@ -48,7 +51,8 @@ final class ClientProperties {
           ? "org.apache.kafka.common.security.plain.PlainLoginModule"
           : "org.apache.kafka.common.security.scram.ScramLoginModule";
       p.put(SaslConfigs.SASL_JAAS_CONFIG, module + " required username=\""
-          + jaasEscape(s.username()) + "\" password=\"" + jaasEscape(s.password()) + "\";");
+          + jaasEscape(credentials.username()) + "\" password=\""
+          + jaasEscape(credentials.password()) + "\";");
     }
     // extra settings may also tune security (for example ssl.endpoint.identification.algorithm)
     config.producerProperties().forEach((k, v) -> {
@@ -65,8 +69,9 @@ final class ClientProperties {
    * connection (the limit under which the idempotent producer keeps order), and every wait bounded
    * by the delivery timeout so a dead broker fails a write instead of hanging it.
    */
-  static Map<String, Object> producer(KafkaSinkConfig config, String clientId) {
-    Map<String, Object> p = connection(config, clientId);
+  static Map<String, Object> producer(KafkaSinkConfig config, Credentials credentials,
+      String clientId) {
+    Map<String, Object> p = connection(config, credentials, clientId);
     long timeout = config.deliveryTimeout().toMillis();
     p.put(ProducerConfig.LINGER_MS_CONFIG, (int) LINGER.toMillis());
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
@@ -85,8 +90,9 @@ final class ClientProperties {
   }
 
   /** The admin client of the topic check, bounded by the same delivery timeout. */
-  static Map<String, Object> admin(KafkaSinkConfig config, String clientId) {
-    Map<String, Object> p = connection(config, clientId);
+  static Map<String, Object> admin(KafkaSinkConfig config, Credentials credentials,
+      String clientId) {
+    Map<String, Object> p = connection(config, credentials, clientId);
     int timeout = (int) config.deliveryTimeout().toMillis();
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeout);
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(30_000, timeout));

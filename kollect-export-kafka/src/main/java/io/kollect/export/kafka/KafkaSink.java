@@ -22,6 +22,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -75,6 +77,16 @@ import org.slf4j.LoggerFactory;
  * sent (the producer would otherwise let a broker auto-create a non-compacted topic); an existing
  * topic without {@code cleanup.policy=compact} is a warning. {@link #topicCheck()} holds the last
  * outcome for a status condition.
+ *
+ * <p><b>Rotated credentials.</b> The TLS and SASL material comes from suppliers ({@link
+ * KafkaSinkConfig.Tls}, {@link KafkaSinkConfig.Sasl}), asked again before a write or a topic check
+ * at most every {@link KafkaSinkConfig#credentialsCheckInterval()}. When what they return changed
+ * (a fingerprint compare; values are never logged), the next write waits for the writes in flight
+ * on the old producer to finish, closes it (which drains what it still holds) and builds a new
+ * producer: a new connection, a new producer id. Per-key order holds because nothing is written on
+ * the new producer before the old one is drained, and nothing acknowledged is sent again: the sink
+ * stays the same, only its producer changes. A supplier that throws or returns nothing fails the
+ * write retryably, naming the field, never the value.
  */
 public final class KafkaSink implements Sink {
 
@@ -89,7 +101,19 @@ public final class KafkaSink implements Sink {
   private final Object lock = new Object();
   private volatile TopicCheck topicCheck;
   private Producer<byte[], byte[]> producer;
+  /** What {@link #producer} was built with. */
+  private Credentials producerCredentials;
   private boolean closed;
+  /**
+   * Writes hold the read lock from send to the last ack; replacing the producer takes the write
+   * lock, so the old producer is closed only when no write is using it and the new one is written
+   * to only after every message of the old one was acknowledged or failed.
+   */
+  private final ReadWriteLock producerUse = new ReentrantReadWriteLock();
+  private final Object credentialsLock = new Object();
+  /** The suppliers' last answer, and when it was asked ({@link System#nanoTime()}). */
+  private volatile Credentials credentials;
+  private long credentialsReadAt;
 
   public KafkaSink(String name, KafkaSinkConfig config) {
     this.name = Objects.requireNonNull(name, "name");
@@ -200,7 +224,15 @@ public final class KafkaSink implements Sink {
   private TopicCheck runTopicCheck() {
     String topic = config.topic();
     long timeoutMs = config.deliveryTimeout().toMillis();
-    try (Admin admin = Admin.create(ClientProperties.admin(config, "kollect-" + name + "-admin"))) {
+    Credentials current;
+    try {
+      current = credentials();
+    } catch (Credentials.Unavailable e) {
+      return new TopicCheck(TopicCheck.Status.ERROR, "TopicCheckFailed", "cannot check topic "
+          + topic + " on " + brokers + ": " + e.getMessage());
+    }
+    try (Admin admin = Admin.create(ClientProperties.admin(config, current,
+        "kollect-" + name + "-admin"))) {
       boolean exists;
       try {
         admin.describeTopics(List.of(topic)).allTopicNames().get(timeoutMs,
@@ -282,6 +314,12 @@ public final class KafkaSink implements Sink {
     if (batch.isEmpty()) {
       return;
     }
+    try {
+      credentials();
+    } catch (Credentials.Unavailable e) {
+      // the records wait (coalesced) until the supplier answers again, e.g. a Secret is restored
+      throw SinkException.retryable("kafka " + brokers + ": " + e.getMessage(), null);
+    }
     TopicCheck check = topicCheck;
     if (!check.writable()) {
       check = checkTopic();
@@ -290,22 +328,101 @@ public final class KafkaSink implements Sink {
         throw SinkException.retryable("kafka " + brokers + ": " + check.message(), null);
       }
     }
-    Producer<byte[], byte[]> p = producer();
-    List<Sent> sent = new ArrayList<>(batch.size());
-    sending:
-    for (Record r : batch) {
-      for (ProducerRecord<byte[], byte[]> message : messages(r)) {
-        Future<RecordMetadata> future = send(p, message);
-        sent.add(new Sent(r, message, future));
-        if (failedBeforeSending(future)) {
-          // send() blocks up to max.block.ms per message while the topic's metadata is unknown
-          // (brokers down); stop at the first such failure so a batch fails in one timeout, not
-          // in one per message. The rest of the batch is retried with it.
-          break sending;
+    Producer<byte[], byte[]> p = acquireProducer();
+    try {
+      List<Sent> sent = new ArrayList<>(batch.size());
+      sending:
+      for (Record r : batch) {
+        for (ProducerRecord<byte[], byte[]> message : messages(r)) {
+          Future<RecordMetadata> future = send(p, message);
+          sent.add(new Sent(r, message, future));
+          if (failedBeforeSending(future)) {
+            // send() blocks up to max.block.ms per message while the topic's metadata is unknown
+            // (brokers down); stop at the first such failure so a batch fails in one timeout, not
+            // in one per message. The rest of the batch is retried with it.
+            break sending;
+          }
         }
       }
+      await(sent);
+    } finally {
+      producerUse.readLock().unlock();
     }
-    await(sent);
+  }
+
+  /**
+   * The suppliers' answer: asked again when {@link KafkaSinkConfig#credentialsCheckInterval()} has
+   * passed since the last answer (a failure is not remembered: the next write asks again, at the
+   * exporter's retry pace).
+   */
+  private Credentials credentials() throws Credentials.Unavailable {
+    synchronized (credentialsLock) {
+      long now = System.nanoTime();
+      Credentials last = credentials;
+      if (last != null
+          && now - credentialsReadAt < config.credentialsCheckInterval().toNanos()) {
+        return last;
+      }
+      Credentials read = Credentials.read(config);
+      if (last != null && !read.sameAs(last)) {
+        LOG.info("kafka sink {}: Kafka credentials changed; the next write drains the producer"
+            + " and connects to {} with the new ones", name, brokers);
+      }
+      credentials = read;
+      credentialsReadAt = now;
+      return read;
+    }
+  }
+
+  /**
+   * The producer for the latest credentials, with {@link #producerUse}'s read lock held (the
+   * caller releases it). A producer built with older credentials is replaced first: under the
+   * write lock, once no write uses it, it is closed, which waits for what it still holds.
+   */
+  private Producer<byte[], byte[]> acquireProducer() throws SinkException {
+    while (true) {
+      producerUse.readLock().lock();
+      boolean held = false;
+      try {
+        synchronized (lock) {
+          if (closed) {
+            throw SinkException.permanent("kafka sink " + name + ": closed", null);
+          }
+          Credentials latest = credentials;
+          if (producer == null) {
+            producer = newProducer(latest);
+            producerCredentials = latest;
+          }
+          if (producerCredentials.sameAs(latest)) {
+            held = true;
+            return producer;
+          }
+        }
+      } finally {
+        if (!held) {
+          producerUse.readLock().unlock();
+        }
+      }
+      Producer<byte[], byte[]> old = null;
+      producerUse.writeLock().lock();
+      try {
+        synchronized (lock) {
+          if (producer != null && !producerCredentials.sameAs(credentials)) {
+            old = producer;
+            producer = null;
+            producerCredentials = null;
+          }
+        }
+        if (old != null) {
+          // no write is using it (write lock): closing sends what it holds and waits for the acks
+          old.close(config.deliveryTimeout());
+          LOG.info("kafka sink {}: producer with the previous credentials closed; writing with"
+              + " a new one", name);
+        }
+      } finally {
+        producerUse.writeLock().unlock();
+      }
+    }
   }
 
   /** Whether the client failed the message at once for a reason other than its size. */
@@ -415,21 +532,14 @@ public final class KafkaSink implements Sink {
     return Records.toJsonLine(record).getBytes(StandardCharsets.UTF_8);
   }
 
-  private Producer<byte[], byte[]> producer() throws SinkException {
-    synchronized (lock) {
-      if (closed) {
-        throw SinkException.permanent("kafka sink " + name + ": closed", null);
-      }
-      if (producer == null) {
-        try {
-          producer = new KafkaProducer<>(ClientProperties.producer(config, "kollect-" + name));
-        } catch (KafkaException e) {
-          // for example no resolvable bootstrap address: a DNS fix or a config update recovers
-          throw SinkException.retryable("kafka " + brokers + ": cannot create the producer: "
-              + describe(e), e);
-        }
-      }
-      return producer;
+  private Producer<byte[], byte[]> newProducer(Credentials current) throws SinkException {
+    try {
+      return new KafkaProducer<>(ClientProperties.producer(config, current, "kollect-" + name));
+    } catch (KafkaException e) {
+      // for example no resolvable bootstrap address or PEM text kafka-clients cannot parse: a DNS
+      // fix, a rotated Secret or a config update recovers
+      throw SinkException.retryable("kafka " + brokers + ": cannot create the producer: "
+          + describe(e), e);
     }
   }
 
@@ -440,6 +550,7 @@ public final class KafkaSink implements Sink {
       closed = true;
       p = producer;
       producer = null;
+      producerCredentials = null;
     }
     if (p != null) {
       // what is not acknowledged by now is not in the checkpoint either and is sent again

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Settings of a {@link KafkaSink}; build with {@link #builder()}.
@@ -24,6 +25,8 @@ import java.util.Set;
  *     compression.type}); they may not weaken the delivery guarantees, so {@code acks}, {@code
  *     enable.idempotence}, the serializers and {@code max.in.flight.requests.per.connection} above
  *     5 are refused
+ * @param credentialsCheckInterval how often, at most, a write asks the {@code tls} and {@code
+ *     sasl} suppliers again to notice rotated material (default 10 s; zero: before every write)
  */
 public record KafkaSinkConfig(
     List<String> bootstrapServers,
@@ -33,10 +36,14 @@ public record KafkaSinkConfig(
     Tls tls,
     Sasl sasl,
     Duration deliveryTimeout,
-    Map<String, String> producerProperties) {
+    Map<String, String> producerProperties,
+    Duration credentialsCheckInterval) {
 
   /** Default {@link #deliveryTimeout()}. */
   public static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Default {@link #credentialsCheckInterval()}. */
+  public static final Duration DEFAULT_CREDENTIALS_CHECK_INTERVAL = Duration.ofSeconds(10);
 
   /** Producer settings the sink owns: changing them would break ack-before-checkpoint or order. */
   static final Set<String> RESERVED_PROPERTIES = Set.of("acks", "enable.idempotence",
@@ -57,6 +64,12 @@ public record KafkaSinkConfig(
     if (deliveryTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new IllegalArgumentException("deliveryTimeout: must be at least 1s, got "
           + deliveryTimeout);
+    }
+    credentialsCheckInterval = credentialsCheckInterval == null
+        ? DEFAULT_CREDENTIALS_CHECK_INTERVAL : credentialsCheckInterval;
+    if (credentialsCheckInterval.isNegative()) {
+      throw new IllegalArgumentException("credentialsCheckInterval: must not be negative, got "
+          + credentialsCheckInterval);
     }
     producerProperties = producerProperties == null ? Map.of() : Map.copyOf(producerProperties);
     for (String key : producerProperties.keySet()) {
@@ -125,18 +138,30 @@ public record KafkaSinkConfig(
   }
 
   /**
-   * TLS to the brokers, from PEM text (as read from a Secret).
+   * TLS to the brokers, from PEM text (as read from a Secret). Each part is a supplier, asked again
+   * at most every {@link KafkaSinkConfig#credentialsCheckInterval()} before a write, so a rotated
+   * CA or client certificate takes effect without a new sink: when the text changed, the sink
+   * drains its producer and builds a new one. Whether a part is used is fixed by whether its
+   * supplier is {@code null}; a non-null supplier that throws or returns nothing fails the write
+   * (retryably) naming the part.
    *
-   * @param caPem certificates that sign the brokers' ({@code null}: the JDK's trust store)
-   * @param clientCertPem client certificate chain for mutual TLS ({@code null}: none)
-   * @param clientKeyPem the client certificate's private key, unencrypted PKCS#8 PEM
+   * @param caPem supplies the certificates that sign the brokers' ({@code null}: the JDK's trust
+   *     store)
+   * @param clientCertPem supplies the client certificate chain for mutual TLS ({@code null}: none)
+   * @param clientKeyPem supplies the client certificate's private key, unencrypted PKCS#8 PEM
    */
-  public record Tls(String caPem, String clientCertPem, String clientKeyPem) {
+  public record Tls(Supplier<String> caPem, Supplier<String> clientCertPem,
+      Supplier<String> clientKeyPem) {
 
     public Tls {
       if ((clientCertPem == null) != (clientKeyPem == null)) {
         throw new IllegalArgumentException("tls: clientCertPem and clientKeyPem go together");
       }
+    }
+
+    /** Fixed PEM text, for an embedder that rebuilds the sink itself when it changes. */
+    public Tls(String caPem, String clientCertPem, String clientKeyPem) {
+      this(fixed(caPem), fixed(clientCertPem), fixed(clientKeyPem));
     }
 
     @Override
@@ -174,20 +199,42 @@ public record KafkaSinkConfig(
     }
   }
 
-  /** SASL credentials; {@link #toString()} never shows the password. */
-  public record Sasl(SaslMechanism mechanism, String username, String password) {
+  /**
+   * SASL credentials; {@link #toString()} never shows the password. Username and password are
+   * suppliers, asked again like {@link Tls}'s parts, so a rotated password takes effect without a
+   * new sink; the mechanism is fixed.
+   */
+  public record Sasl(SaslMechanism mechanism, Supplier<String> username,
+      Supplier<String> password) {
 
     public Sasl {
       Objects.requireNonNull(mechanism, "sasl.mechanism");
-      if (username == null || username.isBlank() || password == null) {
+      if (username == null || password == null) {
         throw new IllegalArgumentException("sasl: username and password must be set");
       }
     }
 
+    /** Fixed credentials, for an embedder that rebuilds the sink itself when they change. */
+    public Sasl(SaslMechanism mechanism, String username, String password) {
+      this(mechanism, fixed(requireBoth(username, password)), fixed(password));
+    }
+
+    private static String requireBoth(String username, String password) {
+      if (username == null || username.isBlank() || password == null) {
+        throw new IllegalArgumentException("sasl: username and password must be set");
+      }
+      return username;
+    }
+
     @Override
     public String toString() {
-      return "Sasl[" + mechanism.kafkaName() + ", username=" + username + "]";
+      return "Sasl[" + mechanism.kafkaName() + "]";
     }
+  }
+
+  /** A supplier of a fixed value, {@code null} for a part that is not used. */
+  private static Supplier<String> fixed(String value) {
+    return value == null ? null : () -> value;
   }
 
   /** Builds a {@link KafkaSinkConfig}; bootstrap servers and topic are required. */
@@ -200,6 +247,7 @@ public record KafkaSinkConfig(
     private Sasl sasl;
     private Duration deliveryTimeout = DEFAULT_DELIVERY_TIMEOUT;
     private final Map<String, String> producerProperties = new LinkedHashMap<>();
+    private Duration credentialsCheckInterval = DEFAULT_CREDENTIALS_CHECK_INTERVAL;
 
     private Builder() {}
 
@@ -247,9 +295,15 @@ public record KafkaSinkConfig(
       return this;
     }
 
+    /** How often, at most, a write asks the credential suppliers again (zero: every write). */
+    public Builder credentialsCheckInterval(Duration interval) {
+      this.credentialsCheckInterval = interval;
+      return this;
+    }
+
     public KafkaSinkConfig build() {
       return new KafkaSinkConfig(bootstrapServers, topic, deletes, createTopic, tls, sasl,
-          deliveryTimeout, producerProperties);
+          deliveryTimeout, producerProperties, credentialsCheckInterval);
     }
   }
 }

@@ -38,7 +38,7 @@ public final class KafkaBroker implements AutoCloseable {
   private final Map<String, String> extra;
   /** A second listener, {@code SECURE}, with its security protocol ({@code null}: none). */
   private final String secureProtocol;
-  private final Map<String, String> secureSettings;
+  private volatile Map<String, String> secureSettings;
   /** SCRAM credentials the formatter writes into the metadata log. */
   private final List<String> scramArguments;
   private final int securePort;
@@ -80,13 +80,34 @@ public final class KafkaBroker implements AutoCloseable {
    */
   public static KafkaBroker launchWithTls(String serverCertPem, String serverKeyPem, String clientCaPem)
       throws Exception {
-    return launch(new KafkaBroker(Map.of(), "SSL", Map.of(
+    return launch(new KafkaBroker(Map.of(), "SSL",
+        tlsSettings(serverCertPem, serverKeyPem, clientCaPem), List.of()));
+  }
+
+  /**
+   * Stops a broker of {@link #launchWithTls} and starts it again with new TLS material on the
+   * same ports and data: a CA or server certificate rotation on the broker's side. Connections
+   * made with the old material end with the restart.
+   */
+  public synchronized void restartWithTls(String serverCertPem, String serverKeyPem,
+      String clientCaPem) {
+    if (!"SSL".equals(secureProtocol)) {
+      throw new IllegalStateException("restartWithTls: this broker was not launched with TLS");
+    }
+    stop();
+    secureSettings = tlsSettings(serverCertPem, serverKeyPem, clientCaPem);
+    start();
+  }
+
+  private static Map<String, String> tlsSettings(String serverCertPem, String serverKeyPem,
+      String clientCaPem) {
+    return Map.of(
         "listener.name.secure.ssl.keystore.type", "PEM",
         "listener.name.secure.ssl.keystore.certificate.chain", serverCertPem,
         "listener.name.secure.ssl.keystore.key", serverKeyPem,
         "listener.name.secure.ssl.truststore.type", "PEM",
         "listener.name.secure.ssl.truststore.certificates", clientCaPem,
-        "listener.name.secure.ssl.client.auth", "required"), List.of()));
+        "listener.name.secure.ssl.client.auth", "required");
   }
 
   private static KafkaBroker launch(KafkaBroker broker) throws Exception {

@@ -112,23 +112,23 @@ class MessageShapeTest {
   }
 
   @Test
-  void producerIsIdempotentWithAcksAllAndBoundedWaits() {
+  void producerIsIdempotentWithAcksAllAndBoundedWaits() throws Exception {
     KafkaSinkConfig config = KafkaSinkConfig.builder().bootstrapServers("b:9092").topic("t")
         .deliveryTimeout(java.time.Duration.ofSeconds(7)).build();
-    Map<String, Object> p = ClientProperties.producer(config, "c");
+    Map<String, Object> p = ClientProperties.producer(config, Credentials.read(config), "c");
     assertThat(p).containsEntry("enable.idempotence", true).containsEntry("acks", "all")
         .containsEntry("linger.ms", 5).containsEntry("max.in.flight.requests.per.connection", 5)
         .containsEntry("delivery.timeout.ms", 7000).containsEntry("max.block.ms", 7000L);
   }
 
   @Test
-  void saslAndTlsBecomeJaasAndPemSettingsAndThePasswordIsNeverPrinted() {
+  void saslAndTlsBecomeJaasAndPemSettingsAndThePasswordIsNeverPrinted() throws Exception {
     KafkaSinkConfig config = KafkaSinkConfig.builder().bootstrapServers("b:9093").topic("t")
         .tls(new KafkaSinkConfig.Tls("-----BEGIN CERTIFICATE-----ca", null, null))
         .sasl(new KafkaSinkConfig.Sasl(KafkaSinkConfig.SaslMechanism.SCRAM_SHA_512, "kollect",
             "s\"cret"))
         .build();
-    Map<String, Object> p = ClientProperties.producer(config, "c");
+    Map<String, Object> p = ClientProperties.producer(config, Credentials.read(config), "c");
     assertThat(p).containsEntry("security.protocol", "SASL_SSL")
         .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
         .containsEntry("ssl.truststore.type", "PEM")
@@ -137,6 +137,7 @@ class MessageShapeTest {
         "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"kollect\""
             + " password=\"s\\\"cret\";");
     assertThat(config.toString()).doesNotContain("cret");
+    assertThat(Credentials.read(config).toString()).doesNotContain("cret").doesNotContain("ca");
   }
 
   private static Map<String, String> headers(ProducerRecord<byte[], byte[]> m) {
