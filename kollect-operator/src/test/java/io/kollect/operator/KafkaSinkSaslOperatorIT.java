@@ -56,16 +56,7 @@ class KafkaSinkSaslOperatorIT {
     cluster.namespace("kollect-system");
     cluster.namespace(NS);
     broker = KafkaBroker.launchWithScram("kollect", "s3cret");
-    cluster.apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: configmaps}
-        spec:
-          resources:
-            - version: v1
-              kind: ConfigMap
-              fields: [{name: v, path: "{.data.v}"}]
-        ---
+    cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: v1
         kind: Secret
         metadata: {name: kafka-user, namespace: %1$s}
