@@ -71,6 +71,8 @@ public final class KollectOperator implements AutoCloseable {
   /** Remote clusters (issue "Remote clusters"): their clients' shared stack and their feed. */
   private final RemoteClients remoteClients;
   private final ClusterFeed clusterFeed;
+  /** Shard 0 with leader election: whether the other shards have a leader; else {@code null}. */
+  private final ShardLeases shardLeases;
 
   /**
    * What the operator's flags set on the engine beyond the basics: the watch liveness window
@@ -173,6 +175,12 @@ public final class KollectOperator implements AutoCloseable {
             config.defaultServiceAccount(), config.resyncPeriod().toMillis()),
         clock);
     targetStatuses.handledReconcileAt(feed.reconcileRequests()::handled);
+    this.shardLeases = config.leaderElection().enabled() && config.shard().sharded()
+        && config.shard().index() == 0
+        ? new ShardLeases(client, config.leaderElection(), config.shard()) : null;
+    if (shardLeases != null) {
+      targetStatuses.shardLiveness(shardLeases::down);
+    }
     feed.reconcileRequests().onHandled(targetStatuses::requestWrite);
     ControllerRevisionHistory history =
         new ControllerRevisionHistory(client, config.operatorNamespace());
@@ -237,6 +245,9 @@ public final class KollectOperator implements AutoCloseable {
     config.stdoutRecords().ifPresent(out -> engine.putSink(new StdoutSink(STDOUT_SINK, out),
         STDOUT_OPTIONS));
     engine.start();
+    if (shardLeases != null) {
+      shardLeases.start(writer, targetStatuses::livenessChanged);
+    }
     leadership.start();
     clusterFeed.start();
     feed.start();
@@ -355,6 +366,9 @@ public final class KollectOperator implements AutoCloseable {
     engine.close();
     remoteClients.close();
     leadership.close();
+    if (shardLeases != null) {
+      shardLeases.close();
+    }
     writer.shutdown();
     try {
       writer.awaitTermination(5, TimeUnit.SECONDS);

@@ -26,9 +26,11 @@ import java.util.TreeMap;
  * <p><b>Ready</b> at the top level is True only when every shard {@code 0..N-1} has an entry that
  * is Ready at the target's current generation; otherwise False, reason {@value
  * #REASON_SHARDS_NOT_READY}, the message naming each such shard and why (no entry yet, not Ready
- * with its reason, or an older generation). A shard that stopped keeps its last entry: its part
- * is then judged by that entry until the spec changes, when its old generation makes the target
- * not Ready (its Lease tells whether it runs).
+ * with its reason, or an older generation). A shard that stopped keeps its last entry, whose
+ * counts are still summed; with leader election its Lease tells that it stopped ({@link
+ * ShardLeases}), and such a shard is not Ready whatever its entry says, named with since when it
+ * has no leader. Without leader election there are no Leases, and its entry is judged until the
+ * spec changes, when its old generation makes the target not Ready.
  */
 final class ShardStatuses {
 
@@ -73,6 +75,16 @@ final class ShardStatuses {
    * counts.
    */
   static Aggregate aggregate(List<ShardEntry> entries, int total, long generation) {
+    return aggregate(entries, total, generation, Map.of());
+  }
+
+  /**
+   * As {@link #aggregate(List, int, long)}, with the shards that have no leader ({@code down}:
+   * index to why, from {@link ShardLeases#down}): each is not Ready, named with that why, and its
+   * entry's counts are still summed (the last it reported), which the message says.
+   */
+  static Aggregate aggregate(List<ShardEntry> entries, int total, long generation,
+      Map<Integer, String> down) {
     Map<Integer, ShardEntry> byIndex = new TreeMap<>();
     for (ShardEntry e : entries) {
       if (e.index() != null && e.index() >= 0 && e.index() < total) {
@@ -96,12 +108,14 @@ final class ShardStatuses {
     ShardEntry stalled = null;
     for (int i = 0; i < total; i++) {
       ShardEntry e = byIndex.get(i);
-      String why = whyNotReady(e, generation);
+      String why = down.containsKey(i)
+          ? down.get(i) + (e == null ? "" : ", its last counts still summed")
+          : whyNotReady(e, generation);
       if (why == null) {
         continue;
       }
       notReady.add("shard " + i + ": " + why);
-      if (stalled == null && e != null && !"True".equals(e.ready())
+      if (stalled == null && e != null && !down.containsKey(i) && !"True".equals(e.ready())
           && CrTranslation.STALLED_REASONS.contains(e.reason())) {
         stalled = e;
       }
@@ -150,12 +164,24 @@ final class ShardStatuses {
    */
   static KollectTargetStatus topLevel(KollectTargetStatus own, List<ShardEntry> stored,
       ShardEntry ownEntry, int total, long generation, List<Condition> previous, Instant now) {
+    return topLevel(own, stored, ownEntry, total, generation, previous, now, Map.of());
+  }
+
+  /**
+   * As {@link #topLevel(KollectTargetStatus, List, ShardEntry, int, long, List, Instant)}, with
+   * the shards that have no leader ({@code down}, see {@link #aggregate(List, int, long, Map)}).
+   */
+  static KollectTargetStatus topLevel(KollectTargetStatus own, List<ShardEntry> stored,
+      ShardEntry ownEntry, int total, long generation, List<Condition> previous, Instant now,
+      Map<Integer, String> down) {
     List<ShardEntry> kept = stored.stream()
         .filter(e -> e.index() != null && e.index() >= 0 && e.index() < total).toList();
     List<ShardEntry> current = new ArrayList<>(kept.stream()
         .filter(e -> !Objects.equals(e.index(), ownEntry.index())).toList());
     current.add(ownEntry);
-    Aggregate all = aggregate(current, total, generation);
+    Map<Integer, String> others = new TreeMap<>(down);
+    others.remove(ownEntry.index()); // the writer leads its own shard
+    Aggregate all = aggregate(current, total, generation, others);
     long observed = own.observedGeneration() == null ? generation : own.observedGeneration();
     Condition ownReady = condition(own.conditions(), "Ready");
     Condition ready = all.ready()

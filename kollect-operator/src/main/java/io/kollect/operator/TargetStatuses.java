@@ -33,7 +33,8 @@ import java.util.function.Function;
  * <p><b>Sharded</b> ({@link Shard#sharded()}), a write applies this shard's own {@code
  * status.shards[]} entry, and on shard 0 then writes the top level over all shards' entries
  * ({@link ShardStatuses}). Shard 0 writes again when another shard's entry changes ({@link
- * #shardsChanged}); the same coalescing applies. Unsharded, the whole status is one PUT as before.
+ * #shardsChanged}) or another shard stops or starts leading ({@link #livenessChanged}); the same
+ * coalescing applies. Unsharded, the whole status is one PUT as before.
  */
 final class TargetStatuses implements TargetStatusListener {
 
@@ -122,6 +123,24 @@ final class TargetStatuses implements TargetStatusListener {
     this.handledReconcile = source;
   }
 
+  /** No shard is judged down: without leader election there are no Leases to judge by. */
+  private volatile java.util.function.Supplier<Map<Integer, String>> downShards = Map::of;
+
+  /** Where shard 0 learns which shards have no leader ({@link ShardLeases#down}). */
+  void shardLiveness(java.util.function.Supplier<Map<Integer, String>> source) {
+    this.downShards = source;
+  }
+
+  /**
+   * Some shard stopped or started leading: shard 0 writes the top level of every target again
+   * (coalesced per target), as for a changed entry.
+   */
+  void livenessChanged() {
+    for (TargetId id : Set.copyOf(last.keySet())) {
+      shardsChanged(id);
+    }
+  }
+
   /** Asks for a write of the target's status (after an inventory write, too), coalesced. */
   void requestWrite(TargetId id) {
     TargetStatus status = last.get(id);
@@ -166,13 +185,15 @@ final class TargetStatuses implements TargetStatusListener {
       return;
     }
     // The apply's answer holds every shard's newest entry: the top level starts from it.
+    Map<Integer, String> down = downShards.get();
     writer.writeNowFrom(applied.orElse(object.get()), base -> {
       KollectTargetStatus mine = own.apply(base);
       KollectTargetStatus stored = previousStatus(base);
       return ShardStatuses.topLevel(mine,
           stored == null || stored.shards() == null ? List.of() : stored.shards(), entry,
           shard.total(), generation(base),
-          stored == null || stored.conditions() == null ? List.of() : stored.conditions(), now);
+          stored == null || stored.conditions() == null ? List.of() : stored.conditions(), now,
+          down);
     });
   }
 

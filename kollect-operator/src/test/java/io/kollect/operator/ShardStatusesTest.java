@@ -172,4 +172,44 @@ class ShardStatusesTest {
         Map.of("v1/ConfigMap", 4), 1L, "2026-11-24T11:00:00Z"));
     assertThat(ShardStatuses.fieldManager(2)).isEqualTo("kollect-shard-2");
   }
+
+  @Test
+  void aShardWithoutLeaderIsNotReadyWhateverItsEntrySaysAndItsLastCountsStillCount() {
+    String why = "no leader since 2026-11-24T11:59:00Z (Lease kollect-leader-shard-1 expired)";
+
+    var all = ShardStatuses.aggregate(List.of(ready(0, 4, 2), ready(1, 6, 2)), 2, 2,
+        Map.of(1, why));
+
+    assertThat(all.ready()).isFalse();
+    assertThat(all.message()).isEqualTo("1 of 2 shards not ready: shard 1: " + why
+        + ", its last counts still summed");
+    assertThat(all.objects()).as("shard 1's last entry").isEqualTo(10);
+    assertThat(all.stalled()).as("no leader is not a problem a retry cannot fix").isNull();
+  }
+
+  @Test
+  void aShardWithoutLeaderNorEntryIsNamedByItsLease() {
+    var all = ShardStatuses.aggregate(List.of(ready(0, 4, 1)), 2, 1,
+        Map.of(1, "no leader (Lease kollect-leader-shard-1 not found)"));
+
+    assertThat(all.message()).isEqualTo(
+        "1 of 2 shards not ready: shard 1: no leader (Lease kollect-leader-shard-1 not found)");
+  }
+
+  @Test
+  void theTopLevelNamesAShardWithoutLeaderButNeverTheWritersOwnShard() {
+    Map<Integer, String> down = Map.of(0, "no leader (Lease kollect-leader-shard-0 not found)",
+        1, "no leader since 2026-11-24T11:59:00Z (Lease kollect-leader-shard-1 released)");
+
+    KollectTargetStatus top = ShardStatuses.topLevel(own("True", "Reconciled"),
+        List.of(ready(1, 6, 1)), ready(0, 4, 1), 2, 1, List.of(), NOW, down);
+
+    assertThat(condition(top, "Ready").getStatus()).isEqualTo("False");
+    assertThat(condition(top, "Ready").getMessage()).isEqualTo("1 of 2 shards not ready: shard 1: "
+        + "no leader since 2026-11-24T11:59:00Z (Lease kollect-leader-shard-1 released), "
+        + "its last counts still summed");
+    assertThat(condition(top, "Reconciling").getReason())
+        .isEqualTo(ShardStatuses.REASON_SHARDS_NOT_READY);
+    assertThat(top.objects()).isEqualTo(10);
+  }
 }

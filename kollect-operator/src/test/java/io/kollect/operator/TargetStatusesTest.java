@@ -166,6 +166,41 @@ class TargetStatusesTest {
         .hasSize(1);
   }
 
+  @SuppressWarnings("unchecked")
+  private static String readyMessage(Object status) {
+    List<Map<String, Object>> conditions = (List<Map<String, Object>>) ((Map<String, Object>) status)
+        .get("conditions");
+    return conditions.stream().filter(c -> "Ready".equals(c.get("type")))
+        .map(c -> (String) c.get("message")).findFirst().orElseThrow();
+  }
+
+  @Test
+  void shardZeroNamesAShardWithoutLeaderAndWritesAgainWhenLivenessChanges() {
+    List<String> calls = new ArrayList<>();
+    TargetStatuses zero = shard(0, calls);
+    String why = "no leader since 2024-05-01T09:59:00Z (Lease kollect-leader-shard-1 expired)";
+    zero.shardLiveness(() -> Map.of(1, why));
+    zero.onStatus(status("True", "Reconciled"));
+    runScheduled();
+
+    assertThat(readyMessage(written.get(0))).as("rather than 'no status yet'")
+        .endsWith("; shard 1: " + why);
+
+    zero.livenessChanged();
+    assertThat(scheduled).as("a shard stopped or came back: the top level is written again")
+        .hasSize(1);
+  }
+
+  @Test
+  void onlyShardZeroReactsToAnotherShardsLiveness() {
+    TargetStatuses one = shard(1, new ArrayList<>());
+    one.onStatus(status("True", "Reconciled"));
+    runScheduled();
+    one.livenessChanged();
+
+    assertThat(scheduled).isEmpty();
+  }
+
   @Test
   void aStandbyWritesNothingButKnowsTheStatus() {
     leader.set(false);
