@@ -1,13 +1,13 @@
 package io.kollect.operator;
 
+import static io.kollect.operator.ShardedConfigMaps.APPS;
+import static io.kollect.operator.ShardedConfigMaps.owns;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.kollect.core.Shard;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
@@ -41,11 +41,11 @@ import org.junit.jupiter.api.Test;
 class ShardedOperatorIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String APPS = "apps";
   private static final String NS = "sharded";
   private static final int OBJECTS = 40;
   private static final Duration CONVERGE = Duration.ofSeconds(60);
 
+  private static ShardedConfigMaps world;
   private static TestCluster cluster;
   private static SequencedRecordReceiver receiver;
   private static final List<TestOperator> operators = new ArrayList<>();
@@ -53,39 +53,15 @@ class ShardedOperatorIT {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = TestCluster.start();
-    receiver = new SequencedRecordReceiver();
-    cluster.namespace("kollect-system");
-    cluster.namespace(APPS);
-    cluster.namespace(NS);
-    for (int i = 0; i < OBJECTS; i++) {
-      configMap("cm-" + i, "v" + i);
-    }
-    cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: hook, namespace: %s}
-        spec:
-          type: http
-          http: {url: "%s"}
-          batch: {linger: 50ms}
-        ---
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectTarget
-        metadata: {name: t, namespace: %s}
-        spec:
-          profileRef: configmaps
-          scope: {namespaces: [%s]}
-          sinkRefs: [hook]
-          writeInventory: true
-        """.formatted(NS, receiver.uri(), NS, APPS));
+    world = ShardedConfigMaps.start(NS, OBJECTS, true);
+    cluster = world.cluster;
+    receiver = world.receiver;
   }
 
   @AfterAll
   static void stop() {
     stopOperators();
-    receiver.close();
-    cluster.close();
+    world.close();
   }
 
   private static void startShards(int total) {
@@ -110,35 +86,6 @@ class ShardedOperatorIT {
   private static void stopOperators() {
     operators.forEach(TestOperator::close);
     operators.clear();
-  }
-
-  private static void configMap(String name, String v) {
-    cluster.client().configMaps().inNamespace(APPS).resource(new ConfigMapBuilder()
-        .withNewMetadata().withName(name).endMetadata().withData(Map.of("v", v)).build())
-        .createOr(NonDeletingOperation::update);
-  }
-
-  /** The cluster's ConfigMaps in {@code apps}: name to {@code data.v}. */
-  private static Map<String, String> clusterState() {
-    Map<String, String> out = new HashMap<>();
-    for (ConfigMap cm : cluster.client().configMaps().inNamespace(APPS).list().getItems()) {
-      out.put(cm.getMetadata().getName(),
-          cm.getData() == null ? null : cm.getData().get("v"));
-    }
-    return out;
-  }
-
-  /** What the receiver folded (largest sequence per key wins): name to field {@code v}. */
-  private static Map<String, String> folded() {
-    Map<String, String> out = new HashMap<>();
-    receiver.byName().forEach((name, r) -> out.put(name,
-        r.path("fields").path("v").isMissingNode() || r.path("fields").path("v").isNull()
-            ? null : r.path("fields").path("v").asText()));
-    return out;
-  }
-
-  private static boolean owns(Shard shard, String name) {
-    return shard.owns("it", "", "ConfigMap", APPS, name);
   }
 
   private static Set<String> ownedBy(Shard shard, Set<String> names) {
@@ -215,8 +162,9 @@ class ShardedOperatorIT {
   void twoShardsSplitTheObjectsAndAThirdShardMovesThemWithoutADelete() throws Exception {
     // ---- two shards -------------------------------------------------------------------------
     startShards(2);
-    Set<String> names = clusterState().keySet();
-    await().atMost(CONVERGE).untilAsserted(() -> assertThat(folded()).isEqualTo(clusterState()));
+    Set<String> names = world.clusterState().keySet();
+    await().atMost(CONVERGE)
+        .untilAsserted(() -> assertThat(world.folded()).isEqualTo(world.clusterState()));
 
     // each object came from exactly its owner: the names each shard printed are its own
     for (int i = 0; i < 2; i++) {
@@ -253,19 +201,20 @@ class ShardedOperatorIT {
     stopOperators();
     int before = printed.size();
     startShards(3);
-    Set<String> names3 = clusterState().keySet();
+    Set<String> names3 = world.clusterState().keySet();
     // every shard has written its part: the records it lost are out of its inventory objects
     await().atMost(CONVERGE).untilAsserted(() -> assertThat(inventoryObjects()).isEqualTo(Map.of(
         "t-shard-0-0", ownedBy(new Shard(3, 0), names3),
         "t-shard-1-0", ownedBy(new Shard(3, 1), names3),
         "t-shard-2-0", ownedBy(new Shard(3, 2), names3))));
-    assertThat(folded()).isEqualTo(clusterState());
+    assertThat(world.folded()).isEqualTo(world.clusterState());
     // churn after the move: a change, a delete and a new object reach their new owners
-    configMap("cm-1", "changed");
+    world.configMap("cm-1", "changed");
     cluster.client().configMaps().inNamespace(APPS).withName("cm-2").delete();
-    configMap("cm-new", "fresh");
-    await().atMost(CONVERGE).untilAsserted(() -> assertThat(folded()).isEqualTo(clusterState()));
-    Set<String> now = clusterState().keySet();
+    world.configMap("cm-new", "fresh");
+    await().atMost(CONVERGE)
+        .untilAsserted(() -> assertThat(world.folded()).isEqualTo(world.clusterState()));
+    Set<String> now = world.clusterState().keySet();
     await().atMost(CONVERGE).untilAsserted(() -> assertThat(inventoryObjects()).isEqualTo(Map.of(
         "t-shard-0-0", ownedBy(new Shard(3, 0), now),
         "t-shard-1-0", ownedBy(new Shard(3, 1), now),
