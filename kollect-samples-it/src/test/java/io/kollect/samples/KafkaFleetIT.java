@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.kollect.core.Shard;
 import io.kollect.export.kafka.KafkaBroker;
+import io.kollect.export.kafka.TopicContent;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.crd.KollectTargetStatus;
@@ -151,11 +152,11 @@ class KafkaFleetIT {
     }
     awaitExact(ns);
 
-    List<TopicLog.Message> messages = TopicLog.read(broker.bootstrapServers(), topic(ns));
+    List<TopicContent.Message> messages = TopicLog.read(broker.bootstrapServers(), topic(ns));
     assertThat(deleted).as("names deleted and not re-created").isNotEmpty();
-    Map<String, List<TopicLog.Message>> byKey = TopicLog.byKey(messages);
+    Map<String, List<TopicContent.Message>> byKey = TopicLog.byKey(messages);
     for (String name : deleted) {
-      List<TopicLog.Message> ofKey = byKey.get(key(ns, name));
+      List<TopicContent.Message> ofKey = byKey.get(key(ns, name));
       assertThat(ofKey.get(ofKey.size() - 1))
           .as("last message of deleted %s", name)
           .satisfies(m -> {
@@ -221,20 +222,20 @@ class KafkaFleetIT {
     solo = startSolo("solo-2");
     awaitExact(ns);
 
-    List<TopicLog.Message> messages = TopicLog.read(broker.bootstrapServers(), topic(ns));
-    Map<String, List<TopicLog.Message>> byKey = TopicLog.byKey(messages);
+    List<TopicContent.Message> messages = TopicLog.read(broker.bootstrapServers(), topic(ns));
+    Map<String, List<TopicContent.Message>> byKey = TopicLog.byKey(messages);
     for (int i = burst; i < burst + still; i++) {
       assertThat(byKey.get(key(ns, "cm-" + i)))
           .as("messages of cm-%s, never changed: only the first run's", i)
           .hasSize(1)
           .allSatisfy(m -> assertThat(positions(List.of(m))).isSubsetOf(before));
     }
-    List<TopicLog.Message> duplicates = new ArrayList<>();
+    List<TopicContent.Message> duplicates = new ArrayList<>();
     Map<String, Long> ageAtKill = new TreeMap<>();
     byKey.forEach((key, ofKey) -> {
       for (int i = 1; i < ofKey.size(); i++) {
-        TopicLog.Message previous = ofKey.get(i - 1);
-        TopicLog.Message m = ofKey.get(i);
+        TopicContent.Message previous = ofKey.get(i - 1);
+        TopicContent.Message m = ofKey.get(i);
         if ("UPSERT".equals(m.op()) && "UPSERT".equals(previous.op())
             && m.contentHash().equals(previous.contentHash())) {
           duplicates.add(m);
@@ -244,7 +245,7 @@ class KafkaFleetIT {
     });
     System.out.printf("KafkaFleetIT kill -9: %d duplicate UPSERTs after the restart, age of the "
         + "duplicated state at the kill (ms): %s%n", duplicates.size(), ageAtKill);
-    assertThat(duplicates).extracting(TopicLog.Message::key)
+    assertThat(duplicates).extracting(TopicContent.Message::key)
         .as("keys re-sent: each at most once").doesNotHaveDuplicates();
     assertThat(duplicates).allSatisfy(m ->
         assertThat(m.timestamp()).as("re-sent after the kill").isGreaterThan(killedAt));
@@ -253,7 +254,7 @@ class KafkaFleetIT {
             + "caught up with")
         .allSatisfy(age -> assertThat(age).isLessThanOrEqualTo(CHECKPOINT_LAG.toMillis()));
     for (int i = 0; i < 4; i++) {
-      List<TopicLog.Message> ofKey = byKey.get(key(ns, "cm-" + i));
+      List<TopicContent.Message> ofKey = byKey.get(key(ns, "cm-" + i));
       assertThat(ofKey.get(ofKey.size() - 1).value())
           .as("cm-%s deleted while the operator was down: tombstone", i).isNull();
     }
@@ -376,7 +377,7 @@ class KafkaFleetIT {
     put(ns, "new-1", "fresh");
     awaitExact(ns);
 
-    List<TopicLog.Message> messages = TopicLog.read(broker.bootstrapServers(), topic(ns));
+    List<TopicContent.Message> messages = TopicLog.read(broker.bootstrapServers(), topic(ns));
     Map<String, Set<Integer>> senders = senders();
     Set<String> names = messages.stream().map(m -> nameOf(m.key())).collect(Collectors.toSet());
     assertThat(senders.keySet()).as("names printed by the shards").isEqualTo(names);
@@ -430,9 +431,9 @@ class KafkaFleetIT {
     startShards(3);
     awaitExact(ns);
 
-    List<TopicLog.Message> after = TopicLog.read(broker.bootstrapServers(), topic(ns)).stream()
+    List<TopicContent.Message> after = TopicLog.read(broker.bootstrapServers(), topic(ns)).stream()
         .filter(m -> !before.contains(position(m))).toList();
-    Map<String, List<TopicLog.Message>> byName = after.stream()
+    Map<String, List<TopicContent.Message>> byName = after.stream()
         .collect(Collectors.groupingBy(m -> nameOf(m.key())));
     for (String name : deleted) {
       assertThat(byName.get(name)).as("messages of %s, deleted while no shard ran (%s)", name,
@@ -684,7 +685,7 @@ class KafkaFleetIT {
   }
 
   /** Per key, in offset order, each message's {@code sequence} is larger than the one before. */
-  private static void assertSequencesGrowPerKey(List<TopicLog.Message> messages) {
+  private static void assertSequencesGrowPerKey(List<TopicContent.Message> messages) {
     TopicLog.byKey(messages).forEach((key, ofKey) -> {
       for (int i = 1; i < ofKey.size(); i++) {
         assertThat(Long.parseLong(ofKey.get(i).headers().get("sequence")))
@@ -694,11 +695,11 @@ class KafkaFleetIT {
     });
   }
 
-  private static Set<String> positions(List<TopicLog.Message> messages) {
+  private static Set<String> positions(List<TopicContent.Message> messages) {
     return messages.stream().map(KafkaFleetIT::position).collect(Collectors.toSet());
   }
 
-  private static String position(TopicLog.Message m) {
+  private static String position(TopicContent.Message m) {
     return m.partition() + "@" + m.offset();
   }
 

@@ -1,11 +1,11 @@
 package io.kollect.samples;
 
+import io.kollect.export.kafka.TopicContent.Message;
+import io.kollect.export.kafka.TopicContent;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -17,33 +17,14 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * What a consumer of an inventory topic reads from the beginning, with what kollect-export-kafka's
- * {@code TopicContent} leaves out and the kill test needs: each message's producer timestamp (when
- * the operator handed it to its producer) and offset.
+ * What a consumer of an inventory topic reads from the beginning (kollect-export-kafka's {@link
+ * TopicContent}), as the fleet tests need it: all partitions in the order the operators produced
+ * the messages, per key in offset order; the fold; and how the broker stored the batches.
  */
 final class TopicLog {
-
-  /** One message: key, value ({@code null} for a tombstone), headers, partition, offset, time. */
-  record Message(String key, String value, Map<String, String> headers, int partition, long offset,
-      long timestamp) {
-
-    String op() {
-      return headers.get("op");
-    }
-
-    String contentHash() {
-      return headers.get("contentHash");
-    }
-  }
 
   private TopicLog() {}
 
@@ -62,34 +43,7 @@ final class TopicLog {
    * at most 30 s.
    */
   static List<Message> read(String bootstrap, String topic) {
-    Map<String, Object> props = new HashMap<>();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    // the broker must not create the topic for us, uncompacted, if it is not there yet
-    props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-    List<Message> out = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props,
-        new StringDeserializer(), new StringDeserializer())) {
-      List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30))
-          .stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("topic " + topic + " not read to its end within 30 s");
-        }
-        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-          Map<String, String> headers = new LinkedHashMap<>();
-          for (Header h : r.headers()) {
-            headers.put(h.key(), new String(h.value(), StandardCharsets.UTF_8));
-          }
-          out.add(new Message(r.key(), r.value(), headers, r.partition(), r.offset(),
-              r.timestamp()));
-        }
-      }
-    }
+    List<Message> out = new ArrayList<>(TopicContent.read(bootstrap, topic));
     out.sort(Comparator.comparingLong(Message::timestamp).thenComparingInt(Message::partition)
         .thenComparingLong(Message::offset));
     return out;

@@ -20,8 +20,23 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  */
 public final class TopicContent {
 
-  /** One message as read: key, value ({@code null} for a tombstone), headers, partition. */
-  public record Message(String key, String value, Map<String, String> headers, int partition) {}
+  /**
+   * One message as read: key, value ({@code null} for a tombstone), headers, partition, offset,
+   * and the producer's timestamp (when the sink handed it to its producer).
+   */
+  public record Message(String key, String value, Map<String, String> headers, int partition,
+      long offset, long timestamp) {
+
+    /** Header {@code op}: {@code UPSERT} or {@code DELETE}. */
+    public String op() {
+      return headers.get("op");
+    }
+
+    /** Header {@code contentHash}. */
+    public String contentHash() {
+      return headers.get("contentHash");
+    }
+  }
 
   private TopicContent() {}
 
@@ -34,6 +49,8 @@ public final class TopicContent {
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    // the broker must not create the topic for the reader, uncompacted, if it is not there yet
+    props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props,
         new StringDeserializer(), new StringDeserializer())) {
       List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30))
@@ -53,7 +70,8 @@ public final class TopicContent {
             headers.put(h.key(), new String(h.value(), StandardCharsets.UTF_8));
           }
           byPartition.computeIfAbsent(r.partition(), p -> new ArrayList<>())
-              .add(new Message(r.key(), r.value(), headers, r.partition()));
+              .add(new Message(r.key(), r.value(), headers, r.partition(), r.offset(),
+                  r.timestamp()));
         }
       }
       return byPartition.values().stream().flatMap(List::stream).toList();
