@@ -2,6 +2,7 @@ package io.kollect.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kollect.testing.TestCertificateAuthority;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,7 +25,7 @@ class HttpsHostnameVerificationTest {
   @Test
   void wrongHostIsRefusedEvenWhenTheJdkWideSwitchDisablesHostnameVerification(@TempDir Path dir)
       throws Exception {
-    TlsCertificateAuthority ca = TlsCertificateAuthority.create("ca");
+    TestCertificateAuthority ca = TestCertificateAuthority.create("ca");
     try (HttpsReceiver receiver = HttpsReceiver.start(ca.server("wrong.example"), null)) {
       Path caFile = Files.writeString(dir.resolve("ca.crt"), ca.certificatePem());
       String classPath = System.getProperty("surefire.test.class.path",

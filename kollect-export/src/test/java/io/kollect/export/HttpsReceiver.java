@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.kollect.extract.Record;
+import io.kollect.testing.TestCertificateAuthority;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -70,8 +71,8 @@ final class HttpsReceiver implements AutoCloseable {
   }
 
   /** Presents {@code certificate}; requires a client certificate from {@code clientCa} if set. */
-  static HttpsReceiver start(TlsCertificateAuthority.Issued certificate,
-      TlsCertificateAuthority clientCa) throws Exception {
+  static HttpsReceiver start(TestCertificateAuthority.Issued certificate,
+      TestCertificateAuthority clientCa) throws Exception {
     return new HttpsReceiver(certificate.serverContext(clientCa), clientCa != null);
   }
 

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.kollect.export.HttpsReceiver.Received;
-import io.kollect.export.TlsCertificateAuthority.Issued;
+import io.kollect.testing.TestCertificateAuthority.Issued;
+import io.kollect.testing.TestCertificateAuthority;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -25,9 +26,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class HttpsSinkTest {
 
-  static final TlsCertificateAuthority CA = TlsCertificateAuthority.create("kollect-test-ca");
-  static final TlsCertificateAuthority OTHER_CA = TlsCertificateAuthority.create("other-ca");
-  static final TlsCertificateAuthority CLIENT_CA = TlsCertificateAuthority.create("client-ca");
+  static final TestCertificateAuthority CA = TestCertificateAuthority.create("kollect-test-ca");
+  static final TestCertificateAuthority OTHER_CA = TestCertificateAuthority.create("other-ca");
+  static final TestCertificateAuthority CLIENT_CA = TestCertificateAuthority.create("client-ca");
   static final Issued SERVER = CA.server("127.0.0.1", "localhost");
 
   HttpsReceiver receiver;

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.crd.KollectTargetStatus;
+import io.kollect.testing.TestCertificateAuthority;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -51,11 +52,11 @@ class HttpsSinkIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String NS = "tls-shop";
-  private static final TestCertificates CA = TestCertificates.authority("kollect-it-ca");
-  private static final TestCertificates NEW_CA = TestCertificates.authority("kollect-it-new-ca");
-  private static final TestCertificates.Issued CLIENT = CA.client("kollect-operator");
-  private static final TestCertificates NEW_CLIENT_CA =
-      TestCertificates.authority("kollect-it-new-client-ca");
+  private static final TestCertificateAuthority CA = TestCertificateAuthority.create("kollect-it-ca");
+  private static final TestCertificateAuthority NEW_CA = TestCertificateAuthority.create("kollect-it-new-ca");
+  private static final TestCertificateAuthority.Issued CLIENT = CA.client("kollect-operator");
+  private static final TestCertificateAuthority NEW_CLIENT_CA =
+      TestCertificateAuthority.create("kollect-it-new-client-ca");
 
   /** One record as the receiver got it, with the subject of the client certificate presented. */
   record Received(JsonNode record, String clientSubject) {}
@@ -88,7 +89,7 @@ class HttpsSinkIT {
         .withNewMetadata().withName("kollect-client").withNamespace(NS).endMetadata()
         .withType("kubernetes.io/tls")
         .withData(Map.of("tls.crt", base64(CLIENT.certificatePem()),
-            "tls.key", base64(CLIENT.keyPem())))
+            "tls.key", base64(CLIENT.pkcs8KeyPem())))
         .build()).create();
     cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: kollect.io/v1alpha1
@@ -291,10 +292,10 @@ class HttpsSinkIT {
     assertThat(appConfig("3")).isEmpty();
 
     // The client Secret is rotated to a certificate of the new client CA.
-    TestCertificates.Issued rotated = NEW_CLIENT_CA.client("kollect-operator-rotated");
+    TestCertificateAuthority.Issued rotated = NEW_CLIENT_CA.client("kollect-operator-rotated");
     client.secrets().inNamespace(NS).withName("kollect-client").edit(s -> {
       s.setData(Map.of("tls.crt", base64(rotated.certificatePem()),
-          "tls.key", base64(rotated.keyPem())));
+          "tls.key", base64(rotated.pkcs8KeyPem())));
       return s;
     });
     await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->

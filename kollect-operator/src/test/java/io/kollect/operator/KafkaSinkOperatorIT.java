@@ -13,6 +13,7 @@ import io.kollect.export.kafka.KafkaBroker;
 import io.kollect.export.kafka.TopicContent;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.testing.SequencedRecordReceiver;
+import io.kollect.testing.TestCertificateAuthority;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -188,7 +189,7 @@ class KafkaSinkOperatorIT {
     client.secrets().inNamespace("platform").resource(new SecretBuilder()
         .withNewMetadata().withName("kafka-ca").withNamespace("platform").endMetadata()
         .withStringData(Map.of("ca.crt",
-            TestCertificates.authority("kafka-example-ca").certificatePem()))
+            TestCertificateAuthority.create("kafka-example-ca").certificatePem()))
         .build()).create();
     cluster.apply(Files.readString(examples.resolve("sink.yaml")));
     cluster.apply(Files.readString(examples.resolve("target.yaml")));

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.kollect.export.SinkException;
 import io.kollect.export.kafka.KafkaSinkConfig.CreateTopic;
 import io.kollect.export.kafka.KafkaSinkConfig.Tls;
+import io.kollect.testing.TestCertificateAuthority;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -20,13 +21,13 @@ import org.junit.jupiter.api.Test;
  */
 class TlsIT {
 
-  private static final TestCertificates CA = TestCertificates.authority("kafka-ca");
-  private static final TestCertificates.Issued CLIENT = CA.issue("kollect");
+  private static final TestCertificateAuthority CA = TestCertificateAuthority.create("kafka-ca");
+  private static final TestCertificateAuthority.Issued CLIENT = CA.leaf("kollect", "127.0.0.1");
   private static KafkaBroker broker;
 
   @BeforeAll
   static void startBroker() throws Exception {
-    TestCertificates.Issued server = CA.issue("kafka-0");
+    TestCertificateAuthority.Issued server = CA.leaf("kafka-0", "127.0.0.1");
     broker = KafkaBroker.launchWithTls(server.certificatePem(), server.pkcs8KeyPem(),
         CA.certificatePem());
   }
@@ -56,7 +57,7 @@ class TlsIT {
 
   @Test
   void aBrokerCertificateFromAnotherCaIsARetryableFailureNamingTheHandshake() {
-    TestCertificates other = TestCertificates.authority("other-ca");
+    TestCertificateAuthority other = TestCertificateAuthority.create("other-ca");
     try (KafkaSink sink = sink("inventory-tls-untrusted", new Tls(other.certificatePem(),
         CLIENT.certificatePem(), CLIENT.pkcs8KeyPem()))) {
       assertThatThrownBy(() -> sink.write(List.of(InventoryRecords.configMap("cm-7", 1)
@@ -72,14 +73,14 @@ class TlsIT {
   @Test
   void aRotatedCaAndClientCertificateArePickedUpBySameSinkWithoutResendingAcked()
       throws Exception {
-    TestCertificates oldCa = TestCertificates.authority("old-ca");
-    TestCertificates.Issued oldServer = oldCa.issue("kafka-0");
-    TestCertificates newCa = TestCertificates.authority("new-ca");
-    TestCertificates.Issued newServer = newCa.issue("kafka-0");
-    TestCertificates.Issued oldClient = oldCa.issue("kollect");
-    TestCertificates.Issued newClient = newCa.issue("kollect");
+    TestCertificateAuthority oldCa = TestCertificateAuthority.create("old-ca");
+    TestCertificateAuthority.Issued oldServer = oldCa.leaf("kafka-0", "127.0.0.1");
+    TestCertificateAuthority newCa = TestCertificateAuthority.create("new-ca");
+    TestCertificateAuthority.Issued newServer = newCa.leaf("kafka-0", "127.0.0.1");
+    TestCertificateAuthority.Issued oldClient = oldCa.leaf("kollect", "127.0.0.1");
+    TestCertificateAuthority.Issued newClient = newCa.leaf("kollect", "127.0.0.1");
     AtomicReference<String> ca = new AtomicReference<>(oldCa.certificatePem());
-    AtomicReference<TestCertificates.Issued> client = new AtomicReference<>(oldClient);
+    AtomicReference<TestCertificateAuthority.Issued> client = new AtomicReference<>(oldClient);
     try (KafkaBroker rotating = KafkaBroker.launchWithTls(oldServer.certificatePem(),
         oldServer.pkcs8KeyPem(), oldCa.certificatePem());
         KafkaSink sink = new KafkaSink("fleet", KafkaSinkConfig.builder()

@@ -1,4 +1,4 @@
-package io.kollect.export;
+package io.kollect.testing;
 
 import java.io.IOException;
 import java.io.StringWriter;
@@ -40,28 +40,29 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 /**
  * A certificate authority made at test time, issuing server and client certificates with chosen
  * names and validity periods, and writing them and their keys as PEM in the formats found in
- * {@code kubernetes.io/tls} Secrets.
+ * {@code kubernetes.io/tls} Secrets. The one test CA of every module's TLS tests (HTTPS sinks,
+ * Kafka TLS listeners).
  */
-final class TlsCertificateAuthority {
+public final class TestCertificateAuthority {
 
   private static final AtomicLong SERIAL = new AtomicLong(System.nanoTime());
 
   /** An issued certificate with its key pair. */
-  record Issued(X509Certificate certificate, KeyPair keys) {
+  public record Issued(X509Certificate certificate, KeyPair keys) {
 
-    String certificatePem() {
+    public String certificatePem() {
       return pem(certificate);
     }
 
     /** {@code PRIVATE KEY} (PKCS#8), what the JDK encodes. */
-    String pkcs8KeyPem() {
+    public String pkcs8KeyPem() {
       return "-----BEGIN PRIVATE KEY-----\n"
           + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(keys.getPrivate().getEncoded())
           + "\n-----END PRIVATE KEY-----\n";
     }
 
     /** {@code RSA PRIVATE KEY} (PKCS#1) for RSA keys, as {@code openssl genrsa} writes it. */
-    String pkcs1KeyPem() {
+    public String pkcs1KeyPem() {
       if (!keys.getPrivate().getAlgorithm().equals("RSA")) {
         throw new IllegalStateException("not an RSA key");
       }
@@ -72,7 +73,7 @@ final class TlsCertificateAuthority {
      * {@code EC PRIVATE KEY} (SEC 1) with the named curve, as {@code openssl ecparam -genkey}
      * writes it.
      */
-    String sec1KeyPem() {
+    public String sec1KeyPem() {
       ECPrivateKey key = (ECPrivateKey) keys.getPrivate();
       try {
         SubjectPublicKeyInfo pub = SubjectPublicKeyInfo.getInstance(keys.getPublic().getEncoded());
@@ -88,8 +89,8 @@ final class TlsCertificateAuthority {
     }
 
     /** A server-side SSL context presenting this certificate, trusting {@code clientCa} if any. */
-    SSLContext serverContext(TlsCertificateAuthority clientCa) throws GeneralSecurityException,
-        IOException {
+    public SSLContext serverContext(TestCertificateAuthority clientCa)
+        throws GeneralSecurityException, IOException {
       KeyStore keyStore = KeyStore.getInstance("PKCS12");
       keyStore.load(null, null);
       keyStore.setKeyEntry("server", keys.getPrivate(), new char[0],
@@ -112,51 +113,66 @@ final class TlsCertificateAuthority {
 
   private final Issued self;
 
-  private TlsCertificateAuthority(Issued self) {
+  private TestCertificateAuthority(Issued self) {
     this.self = self;
   }
 
   /** A self-signed EC CA valid from an hour ago for a day. */
-  static TlsCertificateAuthority create(String commonName) {
+  public static TestCertificateAuthority create(String commonName) {
     KeyPair keys = keyPair("EC");
     Instant now = Instant.now();
     X500Name name = new X500Name("CN=" + commonName);
-    return new TlsCertificateAuthority(new Issued(sign(name, keys.getPrivate(), name,
+    return new TestCertificateAuthority(new Issued(sign(name, keys.getPrivate(), name,
         keys, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)), true, List.of(),
         null), keys));
   }
 
-  X509Certificate certificate() {
+  public X509Certificate certificate() {
     return self.certificate();
   }
 
-  String certificatePem() {
+  public String certificatePem() {
     return self.certificatePem();
   }
 
   /** A server certificate for {@code names} (IPs or DNS names), valid now. */
-  Issued server(String... names) {
+  public Issued server(String... names) {
     Instant now = Instant.now();
     return issue("server", "EC", now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)),
         KeyPurposeId.id_kp_serverAuth, names);
   }
 
   /** A server certificate for {@code names} whose validity ended yesterday. */
-  Issued expiredServer(String... names) {
+  public Issued expiredServer(String... names) {
     Instant now = Instant.now();
     return issue("server", "EC", now.minus(Duration.ofDays(3)), now.minus(Duration.ofDays(1)),
         KeyPurposeId.id_kp_serverAuth, names);
   }
 
   /** A client certificate with a key of {@code keyAlgorithm} ("EC" or "RSA"). */
-  Issued client(String commonName, String keyAlgorithm) {
+  public Issued client(String commonName, String keyAlgorithm) {
     Instant now = Instant.now();
     return issue(commonName, keyAlgorithm, now.minus(Duration.ofHours(1)),
         now.plus(Duration.ofDays(1)), KeyPurposeId.id_kp_clientAuth);
   }
 
+  /** A client certificate with an EC key. */
+  public Issued client(String commonName) {
+    return client(commonName, "EC");
+  }
+
+  /**
+   * A certificate for {@code names} (IPs or DNS names) without an extended key usage, so one
+   * peer may present it as a server and another as a client (a Kafka broker and its clients).
+   */
+  public Issued leaf(String commonName, String... names) {
+    Instant now = Instant.now();
+    return issue(commonName, "EC", now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)),
+        null, names);
+  }
+
   /** A client certificate whose validity ended yesterday. */
-  Issued expiredClient(String commonName) {
+  public Issued expiredClient(String commonName) {
     Instant now = Instant.now();
     return issue(commonName, "EC", now.minus(Duration.ofDays(3)), now.minus(Duration.ofDays(1)),
         KeyPurposeId.id_kp_clientAuth);
