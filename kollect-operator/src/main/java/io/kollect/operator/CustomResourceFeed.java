@@ -361,6 +361,9 @@ final class CustomResourceFeed implements AutoCloseable {
     appliedSinks.remove(name);
     sinkProblems.remove(name);
     sinkWarnings.remove(name);
+    if (metrics != null) {
+      metrics.sinkRemoved(name);
+    }
   }
 
   /** How many known targets name this sink. */

@@ -143,6 +143,25 @@ final class OperatorMetrics implements ExportMetrics, InformerMetrics {
     doubleGauges.keySet().removeIf(k -> k.endsWith("|" + sink));
   }
 
+  /**
+   * Drops every {@code kollect_export_*} and kafka producer meter of a sink that is gone (its
+   * KollectSink deleted), as kube-state-metrics drops the series of a deleted object: a counter
+   * or gauge left behind would show a sink that no longer exists. A sink of that name created
+   * later starts its counters from zero (a counter reset, which Prometheus' rate() handles).
+   */
+  void sinkRemoved(String sink) {
+    for (var meter : registry.getMeters()) {
+      String name = meter.getId().getName();
+      if ((name.startsWith("kollect_export_") || name.startsWith("kollect_kafka_producer_"))
+          && sink.equals(meter.getId().getTag("sink"))) {
+        registry.remove(meter);
+      }
+    }
+    gauges.keySet().removeIf(k -> k.startsWith("kollect_export_") && k.endsWith("|sink," + sink));
+    doubleGauges.keySet().removeIf(k -> k.endsWith("|" + sink));
+    deliveries.remove(sink);
+  }
+
   @Override
   public void sent(String sink, int records) {
     counter("kollect_export_records_sent", "Records delivered to a sink", "sink", sink)

@@ -84,4 +84,25 @@ class OperatorMetricsTest {
     assertThat(scrape).contains("kollect_target_sink_consecutive_failures{sink=\"ns/hook\",target=\"ns/t\"} 2.0");
     assertThat(scrape).containsPattern("kollect_watch_restarts_total\\{reason=\"silent\",resource=\"[^\"]*ConfigMap\"\\} 1.0");
   }
+
+  @Test
+  void aRemovedSinksExportMetersGoWhileAnotherSinksStayAndASinkOfThatNameStartsAfresh() {
+    OperatorMetrics metrics = new OperatorMetrics();
+    for (String sink : List.of("team/gone", "team/kept")) {
+      metrics.sent(sink, 5);
+      metrics.failed(sink, 2, false);
+      metrics.queueDepth(sink, 3);
+      metrics.lastSuccess(sink, Instant.ofEpochSecond(1_700_000_000));
+    }
+
+    metrics.sinkRemoved("team/gone");
+
+    String scrape = metrics.scrape();
+    assertThat(scrape).doesNotContain("sink=\"team/gone\"");
+    assertThat(scrape).contains("kollect_export_records_sent_total{sink=\"team/kept\"} 5.0")
+        .contains("kollect_export_queue_depth{sink=\"team/kept\"} 3.0");
+    assertThat(metrics.delivery("team/gone").lastSuccess()).isNull();
+    metrics.queueDepth("team/gone", 1);
+    assertThat(metrics.scrape()).contains("kollect_export_queue_depth{sink=\"team/gone\"} 1.0");
+  }
 }
