@@ -138,8 +138,9 @@ class ShardZeroDownIT {
         .anyMatch(e -> e.index() == 0 && "True".equals(e.ready()));
     assertThat(lease(LEASE_0).getSpec().getHolderIdentity()).isEqualTo("s0");
 
-    // ---- shard 0 leads again: Ready, and shard 0 aggregates (shown by shard 1 crashing next:
-    // only shard 0 is left to name it) ---------------------------------------------------------
+    // ---- shard 0 leads again: Ready=True, which only shard 0 can have written (shard 1 writes
+    // the top level only while it judges shard 0 down, and then Ready=False); and shard 0 keeps
+    // aggregating: when shard 1 crashes next, shard 0, the only one left, names it ------------
     shard0 = start("s0-again", new Shard(2, 0));
     awaitReady();
     assertThat(lease(LEASE_0).getSpec().getHolderIdentity()).isEqualTo("s0-again");
