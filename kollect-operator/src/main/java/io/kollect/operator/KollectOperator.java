@@ -175,8 +175,8 @@ public final class KollectOperator implements AutoCloseable {
             config.defaultServiceAccount(), config.resyncPeriod().toMillis()),
         clock);
     targetStatuses.handledReconcileAt(feed.reconcileRequests()::handled);
+    // Every shard judges the others: the lowest-index one with a leader writes the top level.
     this.shardLeases = config.leaderElection().enabled() && config.shard().sharded()
-        && config.shard().index() == 0
         ? new ShardLeases(client, config.leaderElection(), config.shard()) : null;
     if (shardLeases != null) {
       targetStatuses.shardLiveness(shardLeases::down);

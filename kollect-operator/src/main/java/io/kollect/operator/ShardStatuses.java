@@ -1,6 +1,7 @@
 package io.kollect.operator;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.kollect.operator.crd.KollectTargetStatus;
 import io.kollect.operator.crd.KollectTargetStatus.ShardEntry;
 import java.time.Instant;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -17,11 +19,19 @@ import java.util.TreeMap;
  * <p><b>Who writes what.</b> Shard {@code i}'s leader server-side applies only its entry, as field
  * manager {@code kollect-shard-i}; the CRD makes {@code shards} a map list keyed by {@code index},
  * so the API server merges the entries instead of one shard's apply replacing the list. The rest
- * of the status has one writer, shard 0's leader (a PUT guarded by resourceVersion, as unsharded),
- * which reads the entries from the object it writes, so a conflict retried on a fresh read
- * aggregates the newest entries and never removes one written meanwhile. It drops the entries of
- * indexes {@code >= N} (shards removed when {@code N} shrank); nothing else ever removes an
+ * of the status has one writer, the aggregator's leader (a PUT guarded by resourceVersion, as
+ * unsharded), which reads the entries from the object it writes, so a conflict retried on a fresh
+ * read aggregates the newest entries and never removes one written meanwhile. It drops the entries
+ * of indexes {@code >= N} (shards removed when {@code N} shrank); nothing else ever removes an
  * entry.
+ *
+ * <p><b>The aggregator</b> ({@link #aggregates}) is the lowest-index shard that has a leader by
+ * its Lease ({@link ShardLeases}), a shard counting itself as led: shard 0 while it runs, so that
+ * the top level does not keep its last values (Ready=True for ever) when shard 0 crash-loops.
+ * Without leader election no shard is judged down and shard 0 aggregates. During a hand-over two
+ * shards may both write for an instant; they compute from the same stored entries and take the
+ * transition times of unchanged conditions from the stored ones, so they converge instead of
+ * rewriting each other's values.
  *
  * <p><b>Ready</b> at the top level is True only when every shard {@code 0..N-1} has an entry that
  * is Ready at the target's current generation; otherwise False, reason {@value
@@ -46,6 +56,25 @@ final class ShardStatuses {
   /** The field manager of shard {@code index}'s entry. */
   static String fieldManager(int index) {
     return "kollect-shard-" + index;
+  }
+
+  /**
+   * Whether shard {@code index} of {@code total} writes the top level: every lower-index shard is
+   * {@code down} (judged without leader, {@link ShardLeases#down}). A shard never counts itself
+   * down: it runs this code.
+   *
+   * @throws IllegalArgumentException when {@code index} is not in {@code 0..total-1}
+   */
+  static boolean aggregates(int index, int total, Set<Integer> down) {
+    if (index < 0 || index >= total) {
+      throw new IllegalArgumentException("shard index " + index + " is not in 0.." + (total - 1));
+    }
+    for (int i = 0; i < index; i++) {
+      if (!down.contains(i)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Shard {@code index}'s entry, from the status it would write as the only shard. */
@@ -153,12 +182,12 @@ final class ShardStatuses {
   }
 
   /**
-   * Shard 0's top-level status: its own status ({@code own}, as it would write it unsharded) with
+   * The aggregator's top-level status: its own status ({@code own}, as it would write it unsharded) with
    * the totals, {@code lastExportTime} and {@code Ready} of all shards, and the stored entries of
    * shards {@code 0..total-1} (in their stored order, so an unchanged list is written unchanged).
    *
    * @param stored the entries as stored in the object being written
-   * @param ownEntry shard 0's entry as it is now (may be newer than its stored one)
+   * @param ownEntry the aggregator's entry as it is now (may be newer than its stored one)
    * @param generation the target's current {@code metadata.generation}
    * @param previous the top-level conditions as stored (transition times are kept)
    */
@@ -199,7 +228,7 @@ final class ShardStatuses {
           placed = true;
         }
         case "Stalled", "Reconciling" -> { }
-        default -> conditions.add(c);
+        default -> conditions.add(storedSince(previous, c));
       }
     }
     if (!placed) {
@@ -216,6 +245,20 @@ final class ShardStatuses {
         own.skipped(), all.lastExportTime() != null ? all.lastExportTime() : own.lastExportTime(),
         all.objects(), own.inventory(), own.sinks(), own.clusters(),
         own.lastHandledReconcileAt(), kept.isEmpty() ? null : kept);
+  }
+
+  /**
+   * {@code c} with the stored transition time when its status is unchanged: each shard's engine
+   * has its own instants, and two shards writing during a hand-over must compute the same value.
+   */
+  private static Condition storedSince(List<Condition> previous, Condition c) {
+    for (Condition p : previous) {
+      if (Objects.equals(c.getType(), p.getType()) && Objects.equals(c.getStatus(), p.getStatus())
+          && p.getLastTransitionTime() != null) {
+        return new ConditionBuilder(c).withLastTransitionTime(p.getLastTransitionTime()).build();
+      }
+    }
+    return c;
   }
 
   private static Condition condition(List<Condition> conditions, String type) {

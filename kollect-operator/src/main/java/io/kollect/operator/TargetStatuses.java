@@ -31,10 +31,12 @@ import java.util.function.Function;
  * that syncs quickly costs one write on start, not two.
  *
  * <p><b>Sharded</b> ({@link Shard#sharded()}), a write applies this shard's own {@code
- * status.shards[]} entry, and on shard 0 then writes the top level over all shards' entries
- * ({@link ShardStatuses}). Shard 0 writes again when another shard's entry changes ({@link
- * #shardsChanged}) or another shard stops or starts leading ({@link #livenessChanged}); the same
- * coalescing applies. Unsharded, the whole status is one PUT as before.
+ * status.shards[]} entry, and on the aggregator (the lowest-index shard with a leader, {@link
+ * ShardStatuses#aggregates}) then writes the top level over all shards' entries ({@link
+ * ShardStatuses}). The aggregator writes again when another shard's entry changes ({@link
+ * #shardsChanged}) or another shard stops or starts leading ({@link #livenessChanged}, which also
+ * makes a shard the aggregator, or no longer); the same coalescing applies. Unsharded, the whole
+ * status is one PUT as before.
  */
 final class TargetStatuses implements TargetStatusListener {
 
@@ -126,14 +128,17 @@ final class TargetStatuses implements TargetStatusListener {
   /** No shard is judged down: without leader election there are no Leases to judge by. */
   private volatile java.util.function.Supplier<Map<Integer, String>> downShards = Map::of;
 
-  /** Where shard 0 learns which shards have no leader ({@link ShardLeases#down}). */
+  /**
+   * Where this shard learns which shards have no leader ({@link ShardLeases#down}), which decides
+   * whether it aggregates and what the top level says.
+   */
   void shardLiveness(java.util.function.Supplier<Map<Integer, String>> source) {
     this.downShards = source;
   }
 
   /**
-   * Some shard stopped or started leading: shard 0 writes the top level of every target again
-   * (coalesced per target), as for a changed entry.
+   * Some shard stopped or started leading: the aggregator, which may be this shard only now,
+   * writes the top level of every target again (coalesced per target), as for a changed entry.
    */
   void livenessChanged() {
     for (TargetId id : Set.copyOf(last.keySet())) {
@@ -181,11 +186,11 @@ final class TargetStatuses implements TargetStatusListener {
     ShardEntry entry = ShardStatuses.entry(shard.index(), own.apply(object.get()));
     Optional<GenericKubernetesResource> applied = writer.applyEntryNow(object.get(),
         ShardStatuses.fieldManager(shard.index()), ShardStatuses.LIST, ShardStatuses.KEY, entry);
-    if (shard.index() != 0) {
+    Map<Integer, String> down = downShards.get();
+    if (!ShardStatuses.aggregates(shard.index(), shard.total(), down.keySet())) {
       return;
     }
     // The apply's answer holds every shard's newest entry: the top level starts from it.
-    Map<Integer, String> down = downShards.get();
     writer.writeNowFrom(applied.orElse(object.get()), base -> {
       KollectTargetStatus mine = own.apply(base);
       KollectTargetStatus stored = previousStatus(base);
@@ -198,11 +203,12 @@ final class TargetStatuses implements TargetStatusListener {
   }
 
   /**
-   * Another shard's entry of a target changed: shard 0 writes the top level again (coalesced);
-   * other shards and unsharded operators have nothing to do.
+   * Another shard's entry of a target changed: the aggregator writes the top level again
+   * (coalesced); other shards and unsharded operators have nothing to do.
    */
   void shardsChanged(TargetId id) {
-    if (shard.sharded() && shard.index() == 0 && last.containsKey(id)) {
+    if (shard.sharded() && last.containsKey(id)
+        && ShardStatuses.aggregates(shard.index(), shard.total(), downShards.get().keySet())) {
       requestWrite(id);
     }
   }

@@ -1,6 +1,7 @@
 package io.kollect.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.kollect.operator.crd.KollectTargetStatus;
@@ -9,9 +10,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** Issue 15: what shard 0 makes of the shards' entries (a pure function of entries and N). */
+/**
+ * Issue 15: what the aggregator makes of the shards' entries (a pure function of entries and N),
+ * and which shard aggregates.
+ */
 class ShardStatusesTest {
 
   private static final Instant NOW = Instant.parse("2026-11-24T12:00:00Z");
@@ -211,5 +216,57 @@ class ShardStatusesTest {
     assertThat(condition(top, "Reconciling").getReason())
         .isEqualTo(ShardStatuses.REASON_SHARDS_NOT_READY);
     assertThat(top.objects()).isEqualTo(10);
+  }
+
+  @Test
+  void theLowestIndexShardWithALeaderAggregatesAndAShardNeverCountsItselfDown() {
+    assertThat(ShardStatuses.aggregates(0, 3, Set.of())).as("shard 0 runs").isTrue();
+    assertThat(ShardStatuses.aggregates(1, 3, Set.of())).isFalse();
+    assertThat(ShardStatuses.aggregates(2, 3, Set.of())).isFalse();
+
+    assertThat(ShardStatuses.aggregates(1, 3, Set.of(0))).as("shard 0 down: shard 1 takes over")
+        .isTrue();
+    assertThat(ShardStatuses.aggregates(2, 3, Set.of(0))).isFalse();
+    assertThat(ShardStatuses.aggregates(2, 3, Set.of(0, 1))).as("0 and 1 down").isTrue();
+    assertThat(ShardStatuses.aggregates(1, 3, Set.of(0, 1))).as("it runs this code").isTrue();
+    assertThat(ShardStatuses.aggregates(0, 3, Set.of(0))).as("shard 0 judged by another's view")
+        .isTrue();
+    assertThat(ShardStatuses.aggregates(2, 3, Set.of(1))).as("shard 0 runs, 1 down").isFalse();
+    assertThat(ShardStatuses.aggregates(0, 1, Set.of())).as("unsharded").isTrue();
+  }
+
+  @Test
+  void anAggregatorChoiceForAnIndexOutsideTheShardsNamesTheIndex() {
+    assertThatThrownBy(() -> ShardStatuses.aggregates(2, 2, Set.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("shard index 2 is not in 0..1");
+  }
+
+  @Test
+  void twoAggregatorsComputeTheSameTopLevelFromTheSameStoredStatus() {
+    // A hand-over: shard 0 came back while shard 1 still aggregates. Each has its own engine's
+    // transition times; the stored ones win, so neither rewrites what the other wrote.
+    List<Condition> stored = List.of(
+        CrTranslation.condition("Ready", "True", "Reconciled", "x", NOW.minusSeconds(600), 1),
+        CrTranslation.condition("Degraded", "False", "Reconciled", "ok", NOW.minusSeconds(600),
+            1));
+    List<ShardEntry> entries = List.of(ready(0, 4, 1), ready(1, 6, 1));
+
+    KollectTargetStatus byZero = ShardStatuses.topLevel(own("True", "Reconciled"), entries,
+        ready(0, 4, 1), 2, 1, stored, NOW);
+    KollectTargetStatus ownOfOne = own("True", "Reconciled");
+    List<Condition> laterConditions = new ArrayList<>();
+    for (Condition c : ownOfOne.conditions()) {
+      laterConditions.add(new io.fabric8.kubernetes.api.model.ConditionBuilder(c)
+          .withLastTransitionTime(CrTranslation.rfc3339(NOW.plusSeconds(7))).build());
+    }
+    KollectTargetStatus byOne = ShardStatuses.topLevel(new KollectTargetStatus(
+        ownOfOne.observedGeneration(), laterConditions, ownOfOne.objectCounts(),
+        ownOfOne.skipped(), ownOfOne.lastExportTime(), ownOfOne.objects(), null, null, null),
+        entries, ready(1, 6, 1), 2, 1, stored, NOW.plusSeconds(3));
+
+    assertThat(byOne).isEqualTo(byZero);
+    assertThat(condition(byOne, "Degraded").getLastTransitionTime())
+        .isEqualTo(CrTranslation.rfc3339(NOW.minusSeconds(600)));
   }
 }

@@ -134,7 +134,7 @@ class TargetStatusesTest {
   }
 
   @Test
-  void aShardOtherThanZeroAppliesOnlyItsOwnEntryAndNeverWritesTheTopLevel() {
+  void aShardOtherThanZeroAppliesOnlyItsOwnEntryAndNoTopLevelWhileShardZeroRuns() {
     List<String> calls = new ArrayList<>();
     TargetStatuses one = shard(1, calls);
     one.onStatus(status("True", "Reconciled"));
@@ -192,7 +192,7 @@ class TargetStatusesTest {
   }
 
   @Test
-  void onlyShardZeroReactsToAnotherShardsLiveness() {
+  void aShardThatDoesNotAggregateIgnoresAnotherShardsLiveness() {
     TargetStatuses one = shard(1, new ArrayList<>());
     one.onStatus(status("True", "Reconciled"));
     runScheduled();
@@ -209,5 +209,40 @@ class TargetStatusesTest {
     assertThat(written).isEmpty();
     assertThat(statuses.status(ID)).isPresent();
     assertThat(statuses.reportedWhileLeading(ID)).isFalse();
+  }
+
+  @Test
+  void shardOneWritesTheTopLevelNamingShardZeroWhileShardZeroHasNoLeaderAndStopsWhenItLeads() {
+    List<String> calls = new ArrayList<>();
+    TargetStatuses one = shard(1, calls);
+    String why = "no leader since 2024-05-01T09:59:00Z (Lease kollect-leader-shard-0 expired)";
+    Map<Integer, String> down = new java.util.concurrent.ConcurrentHashMap<>();
+    one.shardLiveness(() -> Map.copyOf(down));
+    one.onStatus(status("True", "Reconciled"));
+    runScheduled();
+    assertThat(calls).containsExactly("APPLY kollect-shard-1");
+
+    down.put(0, why);
+    one.livenessChanged();
+    assertThat(scheduled).as("it is the aggregator now: every target's top level is written")
+        .hasSize(1);
+    runScheduled();
+    assertThat(calls).as("its unchanged entry is not applied again").containsExactly(
+        "APPLY kollect-shard-1", "PUT");
+    assertThat(readyMessage(written.get(written.size() - 1))).contains("shard 0: " + why);
+
+    one.shardsChanged(ID);
+    assertThat(scheduled).as("another shard's entry changed: the aggregator writes again")
+        .hasSize(1);
+    runScheduled();
+
+    down.clear();
+    calls.clear();
+    one.livenessChanged();
+    one.shardsChanged(ID);
+    assertThat(scheduled).as("shard 0 leads again: it is shard 0's business").isEmpty();
+    one.onStatus(status("False", "ProfileNotFound"));
+    runScheduled();
+    assertThat(calls).as("its own entry only").containsExactly("APPLY kollect-shard-1");
   }
 }
