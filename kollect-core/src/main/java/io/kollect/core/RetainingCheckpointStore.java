@@ -1,10 +1,7 @@
 package io.kollect.core;
 
 import io.kollect.export.CheckpointStore;
-import io.kollect.export.ExportedEntry;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import io.kollect.export.ForwardingCheckpointStore;
 
 /**
  * The host's checkpoint store, with deletes suppressed while the engine steps down from exporting.
@@ -16,13 +13,12 @@ import java.util.Set;
  * Deletes made by the stepping-down thread are therefore dropped; a removed target's checkpoints
  * are still deleted.
  */
-final class RetainingCheckpointStore implements CheckpointStore {
+final class RetainingCheckpointStore extends ForwardingCheckpointStore {
 
-  private final CheckpointStore delegate;
   private final ThreadLocal<Boolean> retaining = ThreadLocal.withInitial(() -> false);
 
   RetainingCheckpointStore(CheckpointStore delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Runs {@code action} with this thread's checkpoint deletes suppressed. */
@@ -36,40 +32,9 @@ final class RetainingCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public Map<String, ExportedEntry> load(String target, String sink) {
-    return delegate.load(target, sink);
-  }
-
-  @Override
-  public void save(String target, String sink, Map<String, ExportedEntry> entries) {
-    delegate.save(target, sink, entries);
-  }
-
-  /**
-   * Hands deltas straight to the host's store: the interface's default would load, merge and save
-   * the whole state on every write, turning the store's O(changed) log back into a full rewrite.
-   */
-  @Override
-  public void apply(String target, String sink, Map<String, ExportedEntry> changed,
-      Set<String> removed) {
-    delegate.apply(target, sink, changed, removed);
-  }
-
-  /** The host store's peers (other shards): without this the default would hide them. */
-  @Override
-  public List<Map<String, ExportedEntry>> loadPeers(String target, String sink) {
-    return delegate.loadPeers(target, sink);
-  }
-
-  @Override
-  public void takeOver(String target, String sink, Set<String> keys) {
-    delegate.takeOver(target, sink, keys);
-  }
-
-  @Override
   public void delete(String target, String sink) {
     if (!retaining.get()) {
-      delegate.delete(target, sink);
+      super.delete(target, sink);
     }
   }
 }

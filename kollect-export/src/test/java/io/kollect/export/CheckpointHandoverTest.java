@@ -150,7 +150,7 @@ class CheckpointHandoverTest {
     List<Record> now = clusterAfterTheMove();
     // the first start of shard 1 writes what it adopted, then dies before removing it from
     // shard 0 (modelled by a takeOver that fails and a converge that never happens)
-    CheckpointStore crashing = new Delegating(shard(1)) {
+    CheckpointStore crashing = new ForwardingCheckpointStore(shard(1)) {
       @Override
       public void takeOver(String target, String sink, Set<String> keys) {
         throw new IllegalStateException("killed");
@@ -253,45 +253,5 @@ class CheckpointHandoverTest {
       fold.merge(r.key(), r, (x, y) -> x.sequence() >= y.sequence() ? x : y);
     }
     return fold;
-  }
-
-  /** A store that hands everything to another one; tests override single methods. */
-  private static class Delegating implements CheckpointStore {
-    private final CheckpointStore delegate;
-
-    Delegating(CheckpointStore delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public Map<String, ExportedEntry> load(String target, String sink) {
-      return delegate.load(target, sink);
-    }
-
-    @Override
-    public void save(String target, String sink, Map<String, ExportedEntry> entries) {
-      delegate.save(target, sink, entries);
-    }
-
-    @Override
-    public void apply(String target, String sink, Map<String, ExportedEntry> changed,
-        Set<String> removed) {
-      delegate.apply(target, sink, changed, removed);
-    }
-
-    @Override
-    public void delete(String target, String sink) {
-      delegate.delete(target, sink);
-    }
-
-    @Override
-    public List<Map<String, ExportedEntry>> loadPeers(String target, String sink) {
-      return delegate.loadPeers(target, sink);
-    }
-
-    @Override
-    public void takeOver(String target, String sink, Set<String> keys) {
-      delegate.takeOver(target, sink, keys);
-    }
   }
 }
