@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
     versionProvider = KollectCommand.Version.class,
     description = "Kubernetes inventory: watch, extract, scrub, export only what changed.",
     subcommands = {RunCommand.class, DemoCommand.class, ExtractCommand.class, TestCommand.class,
-        ExperimentCommand.class, DiffCommand.class})
+        ExperimentCommand.class, DiffCommand.class, VersionCommand.class})
 public final class KollectCommand {
 
   private final PrintStream out;
@@ -72,11 +72,11 @@ public final class KollectCommand {
     return cmd.getCommandSpec().exitCodeOnInvalidInput();
   }
 
+  /** {@code kollect --version} prints what {@code kollect version} does. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String v = KollectCommand.class.getPackage().getImplementationVersion();
-      return new String[] {"kollect " + (v == null ? "dev" : v)};
+      return BuildInfo.current().lines().toArray(String[]::new);
     }
   }
 }
