@@ -470,6 +470,17 @@ final class KubectlPathParser {
     }
     // client-go: ^([^!<>=]+)([!<>=]+)(.+?)$ — the first run of operator characters outside
     // quotes and brackets splits the sides.
+    // client-go has no logical operators; name them, rather than the '&' or '|' that a split
+    // at the comparison below would leave in the right operand.
+    int logical = findTopLevel(bodyStart, bodyEnd, c -> c == '&' || c == '|');
+    if (logical >= 0) {
+      int end = logical;
+      while (end < bodyEnd && (src.charAt(end) == '&' || src.charAt(end) == '|')) {
+        end++;
+      }
+      throw new PathSyntaxException("unrecognized filter operator " + src.substring(logical, end)
+          + " (the kubectl dialect has no logical operators)", logical + 1);
+    }
     int opStart = findTopLevel(bodyStart, bodyEnd, c -> "!<>=".indexOf(c) >= 0);
     if (opStart < 0) {
       return new PathStep.Filter(operand(bodyStart, bodyEnd), "exists", null);
@@ -477,6 +488,9 @@ final class KubectlPathParser {
     int opEnd = opStart;
     while (opEnd < bodyEnd && "!<>=".indexOf(src.charAt(opEnd)) >= 0) {
       opEnd++;
+    }
+    if (opEnd < bodyEnd && src.charAt(opEnd) == '~') {
+      opEnd++; // =~ (a regular-expression match elsewhere) is one operator kubectl lacks, not '='
     }
     String op = src.substring(opStart, opEnd);
     if (!OPERATORS.contains(op)) {

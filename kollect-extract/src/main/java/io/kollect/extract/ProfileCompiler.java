@@ -52,6 +52,7 @@ public final class ProfileCompiler {
         }
         if (r != null) {
           rules.add(r);
+          warnScrubbedAncestors(i, r, warnings);
         }
       }
     }
@@ -197,6 +198,27 @@ public final class ProfileCompiler {
     return problems.size() == before
         ? new CompiledField(f.name(), f.path(), t, reducer, f.list(), f.defaultValue())
         : null;
+  }
+
+  /**
+   * A field whose path runs through a key the scrubber masks (a sensitive name or a scrubKeys
+   * match) can never have a value: the masked key's whole subtree is one mask before any path
+   * sees it. Without a word here the field silently never appears.
+   */
+  private static void warnScrubbedAncestors(int index, CompiledRule rule, List<String> warnings) {
+    for (CompiledField f : rule.fields) {
+      List<String> prefix = f.path.staticPrefix();
+      // the key a path ends on is masked, not lost; only the keys above it hide the value
+      int ancestors = prefix.size() == f.path.steps().size() ? prefix.size() - 1 : prefix.size();
+      for (int k = 0; k < ancestors; k++) {
+        if (rule.scrubber.isSensitiveKey(prefix.get(k))) {
+          warnings.add("resources[" + index + "].fields \"" + f.name + "\": path "
+              + f.path.source() + " can never have a value: its ancestor key \"" + prefix.get(k)
+              + "\" is scrubbed, so everything below it is masked");
+          break;
+        }
+      }
+    }
   }
 
   private static void checkGlobs(String loc, List<String> globs, List<ProfileValidationException.Problem> problems) {

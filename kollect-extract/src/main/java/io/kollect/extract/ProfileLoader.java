@@ -24,6 +24,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads profiles from YAML or JSON: either a whole {@code KollectProfile} object ({@code
@@ -163,16 +165,35 @@ public final class ProfileLoader {
     return new ProfileValidationException(source, List.of(new ProfileValidationException.Problem("", message)));
   }
 
+  /**
+   * SnakeYAML's words for a backslash that YAML does not know in a double-quoted string, e.g.
+   * {@code "{.metadata.labels.app\.kubernetes\.io/name}"}: the character and its code point.
+   */
+  private static final Pattern UNKNOWN_ESCAPE =
+      Pattern.compile("found unknown escape character (\\S)\\(\\d+\\)");
+
   /** A syntax error's position and first line only: later lines echo the document. */
   static String syntaxMessage(JsonProcessingException e) {
     JsonLocation loc = e.getLocation();
-    String msg = e.getOriginalMessage() == null ? "syntax error" : e.getOriginalMessage().lines().findFirst().orElse("syntax error");
+    String full = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+    Matcher escape = UNKNOWN_ESCAPE.matcher(full);
+    if (escape.find()) {
+      // The first line ("while scanning a double-quoted scalar") hides the cause, and paths with
+      // escaped dots are exactly what profiles are full of.
+      String c = escape.group(1);
+      return "invalid YAML" + at(loc) + ": unknown escape \\" + c + " in a double-quoted string; "
+          + "write the value in single quotes ('{.metadata.labels.app\\.kubernetes\\.io/name}') "
+          + "or double the backslash (\"\\\\" + c + "\")";
+    }
+    String msg = full.isEmpty() ? "syntax error" : full.lines().findFirst().orElse("syntax error");
     // Jackson quotes the offending token ("Unrecognized token 'hunter2'"); never echo it.
     msg = msg.replaceAll("'[^']{2,}'", "'…'").replaceAll("\"[^\"]{2,}\"", "\"…\"");
-    if (loc != null && loc.getLineNr() > 0) {
-      return "invalid YAML/JSON at line " + loc.getLineNr() + ", column " + loc.getColumnNr() + ": " + msg;
-    }
-    return "invalid YAML/JSON: " + msg;
+    return "invalid YAML/JSON" + at(loc) + ": " + msg;
+  }
+
+  private static String at(JsonLocation loc) {
+    return loc != null && loc.getLineNr() > 0
+        ? " at line " + loc.getLineNr() + ", column " + loc.getColumnNr() : "";
   }
 
   private static String describe(Class<?> type) {

@@ -3,6 +3,7 @@ package io.kollect.extract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -55,7 +56,10 @@ class ProfileCompilerTest {
         .singleElement().asString().endsWith("invalid index 'abc' at column 18");
     TestObjects.profile("resources: [{version: v1, kind: Pod, fields: [{name: a, path: \".metadata.labels['a','b']\"}]}]");
     assertThat(problems("resources: [{version: v1, kind: Pod, fields: [{name: a, path: \".spec.x[?(@.a=~'b')]\"}]}]"))
-        .singleElement().asString().endsWith("unrecognized filter operator = at column 14");
+        .singleElement().asString().endsWith("unrecognized filter operator =~ at column 14");
+    assertThat(problems("resources: [{version: v1, kind: Pod, fields: [{name: a, path: \".spec.x[?(@.a=='b' && @.c=='d')]\"}]}]"))
+        .singleElement().asString()
+        .endsWith("unrecognized filter operator && (the kubectl dialect has no logical operators) at column 20");
   }
 
   @Test
@@ -83,5 +87,34 @@ class ProfileCompilerTest {
   void reduceAndListCannotBeCombined() {
     assertThat(problems("resources: [{version: v1, kind: Pod, fields: [{name: a, path: .spec.containers, reduce: count, list: true}]}]"))
         .containsExactly("resources[0].fields[0] \"a\": reduce and list cannot be combined");
+  }
+
+  @Test
+  void aPathBelowAScrubbedKeyIsReportedAsNeverHavingAValue() {
+    CompiledProfile p = TestObjects.profile("""
+        resources:
+        - group: example.com
+          version: v1
+          kind: Backend
+          scrubKeys: ["conn*"]
+          fields:
+          - {name: user, path: .spec.auth.username}
+          - {name: host, path: '.spec.connection.hosts[0]'}
+          - {name: token, path: .spec.token}
+          - {name: replicas, path: .spec.replicas}
+        - {version: v1, kind: Secret, fields: [{name: size, path: .data.password}]}
+        """);
+
+    assertThat(p.warnings()).containsExactly(
+        "resources[0].fields \"user\": path .spec.auth.username can never have a value: its ancestor "
+            + "key \"auth\" is scrubbed, so everything below it is masked",
+        "resources[0].fields \"host\": path .spec.connection.hosts[0] can never have a value: its "
+            + "ancestor key \"connection\" is scrubbed, so everything below it is masked");
+    // the scrubbed key itself (token) is masked, not lost; Secret data is a view, never masked whole
+    JsonNode backend = TestObjects.yaml("""
+        {"apiVersion": "example.com/v1", "kind": "Backend", "metadata": {"name": "b"},
+         "spec": {"auth": {"username": "admin"}, "token": "t0k3n", "replicas": 2}}""");
+    assertThat(p.extract(backend, TestObjects.CTX).orElseThrow().fields()).doesNotContainKey("user")
+        .containsKeys("token", "replicas");
   }
 }

@@ -150,4 +150,21 @@ class ProfileLoaderTest {
     assertThat(ProfileCompiler.compile(f).name()).isEqualTo("inv");
     assertThat(ProfileLoader.load(f).resources()).hasSize(1);
   }
+
+  @Test
+  void anUnknownEscapeInADoubleQuotedPathIsNamedWithTheTwoWaysToWriteIt() {
+    String yaml = """
+        resources:
+        - version: v1
+          kind: Service
+          fields:
+          - {name: app, path: "{.metadata.labels.app\\.kubernetes\\.io/name}"}
+        """;
+
+    assertThatThrownBy(() -> ProfileLoader.parse(yaml, "p.yaml"))
+        .isInstanceOf(ProfileValidationException.class)
+        .hasMessageContaining("invalid YAML at line 5, column ")
+        .hasMessageContaining(": unknown escape \\. in a double-quoted string; write the value in single "
+            + "quotes ('{.metadata.labels.app\\.kubernetes\\.io/name}') or double the backslash (\"\\\\.\")");
+  }
 }

@@ -21,9 +21,12 @@ public record GoldenReport(List<CaseResult> cases) {
    * @param directory the case folder
    * @param expectedRecords records in {@code expected.jsonl} (0 when it is missing)
    * @param actualRecords records the profile produced from {@code input/}
+   * @param matchingRecords record keys whose expected and actual records are equal
+   * @param differingRecords record keys missing, unexpected or changed
    * @param diff the unified-style diff per record key; empty when the case matches
    */
-  public record CaseResult(String name, Path directory, int expectedRecords, int actualRecords, String diff) {
+  public record CaseResult(String name, Path directory, int expectedRecords, int actualRecords,
+      int matchingRecords, int differingRecords, String diff) {
     public boolean matches() {
       return diff.isEmpty();
     }
@@ -45,17 +48,31 @@ public record GoldenReport(List<CaseResult> cases) {
     return sb.toString();
   }
 
-  /** One line: {@code 3 cases: 2 match, 1 differ (deployments)}. */
+  /**
+   * One line that counts cases and records separately: {@code 2 cases: 1 match, 1 differs
+   * (rollout); 4 records: 3 match, 1 differs}.
+   */
   public String summary() {
-    long failed = cases.stream().filter(c -> !c.matches()).count();
-    int records = cases.stream().mapToInt(CaseResult::actualRecords).sum();
-    String s = cases.size() + (cases.size() == 1 ? " case" : " cases") + ", " + records
-        + (records == 1 ? " record" : " records") + ": " + (cases.size() - failed) + " match";
-    if (failed > 0) {
-      s += ", " + failed + " differ ("
-          + String.join(", ", cases.stream().filter(c -> !c.matches()).map(CaseResult::name).toList()) + ")";
+    List<String> failed = cases.stream().filter(c -> !c.matches()).map(CaseResult::name).toList();
+    int matching = cases.stream().mapToInt(CaseResult::matchingRecords).sum();
+    int differing = cases.stream().mapToInt(CaseResult::differingRecords).sum();
+    String s = count(cases.size(), "case") + ": " + (cases.size() - failed.size()) + " match";
+    if (!failed.isEmpty()) {
+      s += ", " + failed.size() + differ(failed.size()) + " (" + String.join(", ", failed) + ")";
+    }
+    s += "; " + count(matching + differing, "record") + ": " + matching + " match";
+    if (differing > 0) {
+      s += ", " + differing + differ(differing);
     }
     return s;
+  }
+
+  private static String count(int n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
+  }
+
+  private static String differ(int n) {
+    return n == 1 ? " differs" : " differ";
   }
 
   /**

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -47,11 +48,14 @@ public final class GoldenSuite {
   private final CompiledProfile profile;
   private final Set<String> ignored;
   private final RecordContext context;
+  private final boolean allowEmpty;
 
-  private GoldenSuite(CompiledProfile profile, Set<String> ignored, RecordContext context) {
+  private GoldenSuite(CompiledProfile profile, Set<String> ignored, RecordContext context,
+      boolean allowEmpty) {
     this.profile = profile;
     this.ignored = Set.copyOf(ignored);
     this.context = context;
+    this.allowEmpty = allowEmpty;
   }
 
   /**
@@ -65,7 +69,7 @@ public final class GoldenSuite {
 
   /** A suite for an already compiled profile. */
   public static GoldenSuite of(CompiledProfile profile) {
-    return new GoldenSuite(profile, Set.of("observedAt"), offlineContext());
+    return new GoldenSuite(profile, Set.of("observedAt"), offlineContext(), false);
   }
 
   /**
@@ -86,12 +90,21 @@ public final class GoldenSuite {
   public GoldenSuite ignoreFields(String... names) {
     Set<String> s = new LinkedHashSet<>(ignored);
     s.addAll(Arrays.asList(names));
-    return new GoldenSuite(profile, s, context);
+    return new GoldenSuite(profile, s, context, allowEmpty);
   }
 
   /** Produce records with this context instead of {@link #offlineContext()}. */
   public GoldenSuite context(RecordContext ctx) {
-    return new GoldenSuite(profile, ignored, ctx);
+    return new GoldenSuite(profile, ignored, ctx, allowEmpty);
+  }
+
+  /**
+   * Let {@link #update} write a case whose input yields no record. Without it an update refuses
+   * such a case, since a profile that matches nothing (a wrong group, say) would otherwise turn
+   * every golden file into an empty one that passes ever after.
+   */
+  public GoldenSuite allowEmpty() {
+    return new GoldenSuite(profile, ignored, context, true);
   }
 
   /** The profile under test. */
@@ -107,6 +120,10 @@ public final class GoldenSuite {
     }
     out.sort(Comparator.comparing(Record::key));
     return out;
+  }
+
+  private static List<Path> inputFiles(Path input) {
+    return Files.isDirectory(input) ? Manifests.manifestFiles(input) : List.of(input);
   }
 
   /** The case folders under {@code casesDir} (itself, when it contains {@code input/}). */
@@ -149,9 +166,30 @@ public final class GoldenSuite {
    * @return the comparison as it was before the update
    */
   public GoldenReport update(Path casesDir) {
-    List<GoldenReport.CaseResult> results = new ArrayList<>();
+    Map<Path, List<Record>> produced = new LinkedHashMap<>();
     for (Path dir : caseDirectories(casesDir)) {
-      List<Record> actual = extract(Manifests.read(dir.resolve(INPUT_DIR)));
+      InputSummary read = new InputSummary(profile);
+      List<Record> actual = new ArrayList<>();
+      for (Path file : inputFiles(dir.resolve(INPUT_DIR))) {
+        read.file();
+        Manifests.forEach(file, o -> {
+          read.object(o);
+          profile.extract(o, context).ifPresent(actual::add);
+        });
+      }
+      if (actual.isEmpty() && !allowEmpty) {
+        // checked for every case before any file is written: a refused update changes nothing
+        throw new ManifestException("case " + dir.getFileName() + ": no record to write ("
+            + read.line() + "); not writing an empty " + EXPECTED_FILE
+            + ": fix the profile's resources, or allow empty cases (--allow-empty)");
+      }
+      actual.sort(Comparator.comparing(Record::key));
+      produced.put(dir, actual);
+    }
+    List<GoldenReport.CaseResult> results = new ArrayList<>();
+    for (Map.Entry<Path, List<Record>> c : produced.entrySet()) {
+      Path dir = c.getKey();
+      List<Record> actual = c.getValue();
       Path expectedFile = dir.resolve(EXPECTED_FILE);
       GoldenReport.CaseResult before = runCase(dir, actual);
       results.add(before);
@@ -216,14 +254,13 @@ public final class GoldenSuite {
         }
       }
     }
-    if (!body.isEmpty() || !diff.isEmpty()) {
-      if (body.isEmpty()) {
-        return new GoldenReport.CaseResult(name, dir, expected.size(), actual.size(), diff.toString());
-      }
+    int differing = missing + unexpected + changed;
+    if (!body.isEmpty()) {
       diff.append("case ").append(name).append(": ").append(missing).append(" missing, ")
           .append(unexpected).append(" unexpected, ").append(changed).append(" changed\n").append(body);
     }
-    return new GoldenReport.CaseResult(name, dir, expected.size(), actual.size(), diff.toString());
+    return new GoldenReport.CaseResult(name, dir, expected.size(), actual.size(),
+        keys.size() - differing, differing, diff.toString());
   }
 
   private static Map<String, ObjectNode> readExpected(Path file) {

@@ -42,7 +42,7 @@ class GoldenSuiteTest {
     GoldenReport report = GoldenSuite.of(PROFILE).run(GOLDEN);
     report.assertMatches();
     assertThat(report.cases()).extracting(GoldenReport.CaseResult::name).containsExactly("empty-namespace", "rollout");
-    assertThat(report.summary()).isEqualTo("2 cases, 4 records: 2 match");
+    assertThat(report.summary()).isEqualTo("2 cases: 2 match; 4 records: 4 match");
   }
 
   @Test
@@ -61,7 +61,8 @@ class GoldenSuiteTest {
     Files.writeString(input, Files.readString(input).replace("replicas: 2", "replicas: 5"));
     GoldenReport report = GoldenSuite.of(PROFILE).run(cases);
     assertThat(report.matches()).isFalse();
-    assertThat(report.summary()).isEqualTo("2 cases, 4 records: 1 match, 1 differ (rollout)");
+    // the other three records of the cases still match: cases and records are counted apart
+    assertThat(report.summary()).isEqualTo("2 cases: 1 match, 1 differs (rollout); 4 records: 3 match, 1 differs");
     String diff = report.diff();
     assertThat(diff).startsWith("case rollout: 0 missing, 0 unexpected, 1 changed\n"
         + "--- expected apps/Deployment/shop/web\n+++ actual apps/Deployment/shop/web\n@@ ");
@@ -105,6 +106,28 @@ class GoldenSuiteTest {
     assertThat(lines).extracting(l -> Records.fromJson(l).key()).isSorted();
     assertThat(Files.readString(expected)).isEqualTo(Files.readString(GOLDEN.resolve("rollout/expected.jsonl")));
     GoldenSuite.of(PROFILE).run(cases).assertMatches();
+  }
+
+  @Test
+  void updateRefusesToWriteAnEmptyGoldenFileAndWritesNothing() throws IOException {
+    Path cases = copyOfGolden();
+    Files.writeString(cases.resolve("rollout/input/deployments.yaml"), "apiVersion: v1\nkind: List\nitems: []\n");
+    Files.delete(cases.resolve("rollout/input/list.json"));
+    Files.writeString(cases.resolve("rollout/input/db.yaml"),
+        "apiVersion: db.example.com/v1\nkind: Database\nmetadata: {name: orders}\n");
+    Files.delete(cases.resolve("empty-namespace/expected.jsonl"));
+
+    assertThatThrownBy(() -> GoldenSuite.of(PROFILE).update(cases)).isInstanceOf(ManifestException.class)
+        .hasMessageStartingWith("case rollout: no record to write (read 1 object in 2 files; 0 matched the profile's resources (")
+        .hasMessageContaining("; skipped: 1 db.example.com/v1 Database)")
+        .hasMessageEndingWith("not writing an empty expected.jsonl: fix the profile's resources, or allow empty cases (--allow-empty)");
+    // refused before any case was written, the earlier one (empty-namespace) included
+    assertThat(cases.resolve("empty-namespace/expected.jsonl")).doesNotExist();
+    assertThat(Files.readString(cases.resolve("rollout/expected.jsonl")))
+        .isEqualTo(Files.readString(GOLDEN.resolve("rollout/expected.jsonl")));
+
+    GoldenSuite.of(PROFILE).allowEmpty().update(cases);
+    assertThat(cases.resolve("rollout/expected.jsonl")).isEmptyFile();
   }
 
   @Test

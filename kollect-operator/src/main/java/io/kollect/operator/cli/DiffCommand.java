@@ -10,6 +10,7 @@ import io.kollect.extract.golden.GoldenSuite;
 import io.kollect.extract.golden.ManifestException;
 import io.kollect.extract.golden.Manifests;
 import java.nio.file.Files;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,9 +30,9 @@ import picocli.CommandLine.Spec;
     name = "diff",
     mixinStandardHelpOptions = true,
     description = {
-      "Compare what two profiles deliver over the same manifests, offline (for CI review of",
-      "profile changes): records added, removed and changed, fields changed, extraction errors,",
-      "scrub hits, bytes, and samples of changed records (scrubbed)."
+      "Compare what two profiles deliver over the same manifests, offline.",
+      "For CI review of profile changes: records added, removed and changed, fields changed,",
+      "extraction errors, scrub hits, bytes, and samples of changed records (scrubbed)."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -47,7 +48,8 @@ final class DiffCommand implements Callable<Integer> {
       description = "The current profile: a KollectProfile object or just its spec.")
   Path profile;
 
-  @Option(names = {"-c", "--candidate"}, required = true, paramLabel = "FILE",
+  // no -c: that is --cases in `kollect test`, and one letter must not mean two things
+  @Option(names = "--candidate", required = true, paramLabel = "FILE",
       description = "The candidate profile: a KollectProfile object or just its spec.")
   Path candidate;
 
@@ -72,6 +74,11 @@ final class DiffCommand implements Callable<Integer> {
     Optional<byte[]> key = ExtractCommand.digestKey(digestKeyFile);
     CompiledProfile current = ExtractCommand.compile(profile, key);
     CompiledProfile next = ExtractCommand.compile(candidate, key);
+    PrintWriter err = spec.commandLine().getErr();
+    // a candidate field that can never have a value (under a scrubbed key) shows no difference
+    // in the diff, so its warning must be said here
+    next.warnings().forEach(w -> err.println("kollect: warning: candidate: " + w));
+    err.flush();
     ProfileDiff diff = diff(current, next, read(), samples);
     DiffPrinter.print(diff, spec.commandLine().getOut());
     return diff.differs() ? 1 : 0;

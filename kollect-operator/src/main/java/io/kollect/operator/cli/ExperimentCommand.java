@@ -47,8 +47,9 @@ import picocli.CommandLine.Spec;
     name = "experiment",
     mixinStandardHelpOptions = true,
     description = {
-      "Try a candidate spec on a KollectProfile (shadow: evaluated and compared, not delivered;",
-      "live: delivered), then promote it or stop it (the baseline is restored)."
+      "Try a candidate profile spec in the cluster, then promote or stop it.",
+      "shadow: evaluated and compared, not delivered; live: delivered. Stopping restores the",
+      "baseline."
     },
     subcommands = {ExperimentCommand.Start.class, ExperimentCommand.Promote.class,
         ExperimentCommand.Stop.class, ExperimentCommand.Status.class,

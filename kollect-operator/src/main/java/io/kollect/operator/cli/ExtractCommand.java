@@ -13,7 +13,7 @@ import io.kollect.extract.ProfileValidationException;
 import io.kollect.extract.Record;
 import io.kollect.extract.RecordContext;
 import io.kollect.extract.Records;
-import io.kollect.extract.golden.GoldenSuite;
+import io.kollect.extract.golden.InputSummary;
 import io.kollect.extract.golden.ManifestException;
 import io.kollect.extract.golden.Manifests;
 import java.io.PrintWriter;
@@ -21,8 +21,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -38,7 +41,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Extract records from manifest files with a profile, offline (no cluster needed).",
       "Reads YAML or JSON, multi-document files and kind: List; a folder is read recursively.",
-      "Prints one record per line (jsonl) or YAML documents, sorted by record key."
+      "Prints one record per line (jsonl) or YAML documents, sorted by record key; on standard",
+      "error, what was read and what the profile skipped. A kind: List is read item by item."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:records printed", "2:unreadable input, invalid YAML/JSON or invalid profile"})
@@ -74,14 +78,23 @@ final class ExtractCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     CompiledProfile compiled = compile(profile, digestKey(digestKeyFile));
-    List<JsonNode> objects = readInput();
+    PrintWriter err = spec.commandLine().getErr();
+    compiled.warnings().forEach(w -> err.println("kollect: warning: " + w));
     RecordContext ctx = new RecordContext(cluster, target, Instant.now().truncatedTo(ChronoUnit.SECONDS));
-    List<Record> records;
-    try {
-      records = GoldenSuite.of(compiled).context(ctx).extract(objects);
-    } catch (ExtractionException e) {
-      throw new BadInputException(e.getMessage(), e);
-    }
+    InputSummary read = new InputSummary(compiled);
+    // objects are extracted as they are read, so a large list costs one item and the records
+    List<Record> records = new ArrayList<>();
+    readInput(o -> {
+      read.object(o);
+      try {
+        compiled.extract(o, ctx).ifPresent(records::add);
+      } catch (ExtractionException e) {
+        throw new BadInputException(e.getMessage(), e);
+      }
+    }, read);
+    records.sort(Comparator.comparing(Record::key));
+    err.println("kollect: " + read.line());
+    err.flush();
     PrintWriter out = spec.commandLine().getOut();
     if (format == Format.jsonl) {
       for (Record r : records) {
@@ -106,16 +119,21 @@ final class ExtractCommand implements Callable<Integer> {
     return 0;
   }
 
-  private List<JsonNode> readInput() {
+  private void readInput(Consumer<JsonNode> each, InputSummary read) {
     try {
       if (input.equals("-")) {
-        return Manifests.read(System.in, "<stdin>");
+        read.file();
+        Manifests.forEach(System.in, "<stdin>", each);
+        return;
       }
       Path p = Path.of(input);
       if (!Files.exists(p)) {
         throw new BadInputException(input + ": no such file or folder");
       }
-      return Manifests.read(p);
+      for (Path file : Files.isDirectory(p) ? Manifests.manifestFiles(p) : List.of(p)) {
+        read.file();
+        Manifests.forEach(file, each);
+      }
     } catch (ManifestException e) {
       throw new BadInputException(e.getMessage(), e);
     }

@@ -3,6 +3,7 @@ package io.kollect.operator.cli;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
     versionProvider = KollectCommand.Version.class,
     description = "Kubernetes inventory: watch, extract, scrub, export only what changed.",
     subcommands = {RunCommand.class, DemoCommand.class, ExtractCommand.class, TestCommand.class,
-        ExperimentCommand.class, DiffCommand.class})
+        ExperimentCommand.class, DiffCommand.class, VersionCommand.class})
 public final class KollectCommand {
 
   private final PrintStream out;
@@ -57,8 +58,9 @@ public final class KollectCommand {
   }
 
   /**
-   * Unknown or missing options print the message and the usage; an invalid value of a known
-   * option is one line, since the usage would bury it.
+   * An invalid value of a known option is one line naming both; an unknown or missing option is
+   * that line and a pointer to the help, never the whole usage (25 lines that bury the one that
+   * matters), with picocli's suggestions for a misspelt flag.
    */
   private static int badParameters(CommandLine.ParameterException ex, String[] args) {
     CommandLine cmd = ex.getCommandLine();
@@ -66,17 +68,24 @@ public final class KollectCommand {
     err.println("kollect: " + ex.getMessage());
     boolean badValue = ex.getCause() instanceof CommandLine.TypeConversionException
         || ex.getMessage().startsWith("Invalid value");
-    if (!badValue) {
-      cmd.usage(err);
+    if (badValue) {
+      return cmd.getCommandSpec().exitCodeOnInvalidInput(); // the line names flag and value
     }
+    if (ex instanceof CommandLine.UnmatchedArgumentException unmatched) {
+      List<String> suggestions = unmatched.getSuggestions();
+      if (!suggestions.isEmpty()) {
+        err.println("kollect: did you mean " + String.join(" or ", suggestions) + "?");
+      }
+    }
+    err.println("kollect: see '" + cmd.getCommandSpec().qualifiedName() + " --help'");
     return cmd.getCommandSpec().exitCodeOnInvalidInput();
   }
 
+  /** {@code kollect --version} prints what {@code kollect version} does. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String v = KollectCommand.class.getPackage().getImplementationVersion();
-      return new String[] {"kollect " + (v == null ? "dev" : v)};
+      return BuildInfo.current().lines().toArray(String[]::new);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.kollect.operator.cli;
 
+import io.kollect.extract.CompiledProfile;
 import io.kollect.extract.ExtractionException;
 import io.kollect.extract.golden.GoldenReport;
 import io.kollect.extract.golden.GoldenSuite;
@@ -46,17 +47,36 @@ final class TestCommand implements Callable<Integer> {
   @Option(names = "--update", description = "Rewrite every expected.jsonl with the records produced now.")
   boolean update;
 
+  @Option(names = "--allow-empty",
+      description = "With --update, also write a case whose input yields no record (refused by default: "
+          + "a profile that matches nothing would empty every golden file).")
+  boolean allowEmpty;
+
   @Option(names = "--ignore-field", paramLabel = "FIELD",
-      description = "Record key not to compare, repeatable: uid, resourceVersion, cluster, contentHash, fields.<name>, ...")
+      description = "Record key not to compare, repeatable: uid, resourceVersion, cluster, contentHash, fields.<name>, labels.<key>, annotations.<key>, ...")
   List<String> ignoreFields = new ArrayList<>();
 
   @Option(names = "--digest-key-file", paramLabel = "FILE",
       description = "Key of the HMAC-SHA256 digests of Secret values (without it: key names and lengths only).")
   Path digestKeyFile;
 
+  /** The record's top-level keys; fields, labels and annotations also take one entry after a dot. */
+  static final List<String> RECORD_KEYS = List.of("op", "cluster", "target", "profile", "resource",
+      "namespace", "name", "uid", "resourceVersion", "observedAt", "sequence", "contentHash",
+      "fields", "labels", "annotations");
+
+  private static final List<String> ENTRY_PARENTS = List.of("fields", "labels", "annotations");
+
   @Override
   public Integer call() {
-    GoldenSuite suite = GoldenSuite.of(ExtractCommand.compile(profile, ExtractCommand.digestKey(digestKeyFile))).ignoreFields(ignoreFields.toArray(String[]::new));
+    ignoreFields.forEach(TestCommand::checkIgnoredField);
+    CompiledProfile compiled = ExtractCommand.compile(profile, ExtractCommand.digestKey(digestKeyFile));
+    PrintWriter err = spec.commandLine().getErr();
+    compiled.warnings().forEach(w -> err.println("kollect: warning: " + w));
+    GoldenSuite suite = GoldenSuite.of(compiled).ignoreFields(ignoreFields.toArray(String[]::new));
+    if (allowEmpty) {
+      suite = suite.allowEmpty();
+    }
     PrintWriter out = spec.commandLine().getOut();
     GoldenReport report;
     try {
@@ -75,6 +95,13 @@ final class TestCommand implements Callable<Integer> {
     if (report.matches()) {
       out.println("ok: " + report.summary());
       out.flush();
+      if (report.cases().stream().allMatch(c -> c.matchingRecords() + c.differingRecords() == 0)) {
+        err.println("kollect: warning: no case has a record, expected or produced: the profile's "
+            + "resources (" + String.join(", ", compiled.resources().stream()
+                .map(g -> g.apiVersion() + " " + g.kind()).toList())
+            + ") may not match the inputs' apiVersion and kind");
+        err.flush();
+      }
       return 0;
     }
     out.print(report.diff());
@@ -82,5 +109,17 @@ final class TestCommand implements Callable<Integer> {
     out.println("(run with --update to accept the new records)");
     out.flush();
     return 1;
+  }
+
+  /** An --ignore-field that names nothing a record has would silently compare everything. */
+  private static void checkIgnoredField(String field) {
+    int dot = field.indexOf('.');
+    boolean known = dot < 0
+        ? RECORD_KEYS.contains(field)
+        : ENTRY_PARENTS.contains(field.substring(0, dot)) && dot < field.length() - 1;
+    if (!known) {
+      throw new BadInputException("--ignore-field " + field + ": not a record key; use one of "
+          + String.join(", ", RECORD_KEYS) + ", or fields.<name>, labels.<key>, annotations.<key>");
+    }
   }
 }

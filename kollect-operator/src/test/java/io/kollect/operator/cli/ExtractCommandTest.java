@@ -71,7 +71,7 @@ class ExtractCommandTest {
     CliRun run = CliRun.of("extract", "--profile", profile.toString(), "--input", input.toString(),
         "--cluster", "prod-eu", "--target", "shop/inventory");
     assertThat(run.exitCode()).isZero();
-    assertThat(run.err()).isEmpty();
+    assertThat(run.err()).isEqualTo("kollect: read 2 objects in 1 file; 2 matched the profile's resources (apps/v1 Deployment)\n");
     List<Record> records = run.out().lines().map(Records::fromJson).toList();
     assertThat(records).extracting(Record::key).containsExactly("apps/Deployment/shop/api", "apps/Deployment/shop/web");
     assertThat(records.get(0).fields().get("replicas").intValue()).isEqualTo(1);
@@ -171,5 +171,71 @@ class ExtractCommandTest {
     CliRun run = CliRun.of("extract", "--profile", profile.toString(), "--input", input.toString(), "--format", "xml");
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("Invalid value for option '--format'");
+  }
+
+  @Test
+  void nothingMatchedSaysWhatWasReadAndSkippedByType() throws Exception {
+    Path db = Files.writeString(dir.resolve("db.yaml"), """
+        apiVersion: db.example.com/v1
+        kind: Database
+        metadata: {name: orders}
+        ---
+        apiVersion: db.example.com/v1
+        kind: Database
+        metadata: {name: users}
+        """);
+    CliRun run = CliRun.of("extract", "-p", profile.toString(), "-i", db.toString());
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err()).isEqualTo("kollect: read 2 objects in 1 file; 0 matched the profile's resources"
+        + " (apps/v1 Deployment); skipped: 2 db.example.com/v1 Database\n");
+  }
+
+  @Test
+  void aListLargerThanThreeMegabytesOfYamlIsExtracted() throws Exception {
+    StringBuilder yaml = new StringBuilder("apiVersion: v1\nkind: List\nitems:\n");
+    String padding = "p".repeat(2000);
+    int n = 0;
+    while (yaml.length() < 4 * 1024 * 1024) {
+      yaml.append("- {apiVersion: apps/v1, kind: Deployment, metadata: {name: d").append(n++)
+          .append(", namespace: big, annotations: {pad: ").append(padding).append("}}}\n");
+    }
+    Path list = Files.writeString(dir.resolve("list.yaml"), yaml);
+
+    CliRun run = CliRun.of("extract", "-p", profile.toString(), "-i", list.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out().lines()).hasSize(n);
+  }
+
+  @Test
+  void aPathThatCanNeverHaveAValueIsAWarningOnStandardError() throws Exception {
+    Path p = Files.writeString(dir.resolve("auth.yaml"), """
+        resources:
+        - {group: apps, version: v1, kind: Deployment, fields: [{name: user, path: .spec.auth.username}]}
+        """);
+    CliRun run = CliRun.of("extract", "-p", p.toString(), "-i", input.toString());
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.err()).startsWith("kollect: warning: resources[0].fields \"user\": path .spec.auth.username"
+        + " can never have a value: its ancestor key \"auth\" is scrubbed");
+  }
+
+  @Test
+  void theTopLevelHelpShowsEveryCommandsSummaryAsAWholeSentence() {
+    CliRun run = CliRun.of("--help");
+    assertThat(run.exitCode()).isZero();
+    // one entry per command; picocli wraps a long summary onto indented continuation lines
+    List<String> commands = new java.util.ArrayList<>();
+    run.out().lines().dropWhile(l -> !l.startsWith("Commands:")).skip(1).filter(l -> !l.isBlank())
+        .forEach(l -> {
+          if (l.matches("  \\S.*")) {
+            commands.add(l.trim());
+          } else {
+            commands.set(commands.size() - 1, commands.get(commands.size() - 1) + " " + l.trim());
+          }
+        });
+    assertThat(commands).extracting(l -> l.split("\\s+", 2)[0])
+        .contains("run", "extract", "test", "diff", "experiment", "version");
+    assertThat(commands).allSatisfy(l -> assertThat(l).endsWith("."));
   }
 }

@@ -38,7 +38,15 @@ class TestCommandTest {
     assertThat(first.exitCode()).isEqualTo(1);
     assertThat(first.out()).contains("expected.jsonl does not exist");
 
-    CliRun update = test("--update");
+    // the ConfigMap-only case yields no record: an update refuses to write it unless asked
+    CliRun refused = test("--update");
+    assertThat(refused.exitCode()).isEqualTo(2);
+    assertThat(refused.err()).isEqualTo("kollect: case empty: no record to write (read 1 object in 1 file;"
+        + " 0 matched the profile's resources (apps/v1 Deployment); skipped: 1 v1 ConfigMap);"
+        + " not writing an empty expected.jsonl: fix the profile's resources, or allow empty cases (--allow-empty)\n");
+    assertThat(cases.resolve("shop/expected.jsonl")).doesNotExist();
+
+    CliRun update = test("--update", "--allow-empty");
     assertThat(update.exitCode()).isZero();
     assertThat(update.out()).isEqualTo("updated 2 of 2 cases: empty, shop\n");
     assertThat(Files.readAllLines(cases.resolve("shop/expected.jsonl"))).hasSize(2);
@@ -46,25 +54,55 @@ class TestCommandTest {
 
     CliRun again = test();
     assertThat(again.exitCode()).isZero();
-    assertThat(again.out()).isEqualTo("ok: 2 cases, 2 records: 2 match\n");
-    assertThat(test("--update").out()).isEqualTo("up to date: 2 cases, 2 records: 2 match\n");
+    assertThat(again.out()).isEqualTo("ok: 2 cases: 2 match; 2 records: 2 match\n");
+    assertThat(test("--update", "--allow-empty").out()).isEqualTo("up to date: 2 cases: 2 match; 2 records: 2 match\n");
+  }
+
+  @Test
+  void casesWithoutAnyRecordPassWithAWarningNamingTheProfilesResources() throws Exception {
+    Files.writeString(cases.resolve("shop/input/deployments.yaml"), "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n");
+    test("--update", "--allow-empty");
+
+    CliRun run = test();
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).isEqualTo("ok: 2 cases: 2 match; 0 records: 0 match\n");
+    assertThat(run.err()).isEqualTo("kollect: warning: no case has a record, expected or produced: the profile's"
+        + " resources (apps/v1 Deployment) may not match the inputs' apiVersion and kind\n");
+  }
+
+  @Test
+  void anIgnoreFieldThatNamesNoRecordKeyIsBadInput() {
+    CliRun run = test("--ignore-field", "replicas");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).startsWith("kollect: --ignore-field replicas: not a record key; use one of op, cluster,")
+        .endsWith(", or fields.<name>, labels.<key>, annotations.<key>\n");
+    assertThat(test("--ignore-field", "fields.").exitCode()).isEqualTo(2);
+  }
+
+  @Test
+  void anUnknownFlagIsOneLineAndAPointerToTheHelp() {
+    CliRun run = test("--updte");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).isEqualTo("kollect: Unknown option: '--updte'\n"
+        + "kollect: did you mean --update?\n"
+        + "kollect: see 'kollect test --help'\n");
   }
 
   @Test
   void aMismatchExitsOneWithADiffOnStdout() throws Exception {
-    test("--update");
+    test("--update", "--allow-empty");
     Path in = cases.resolve("shop/input/deployments.yaml");
     Files.writeString(in, Files.readString(in).replace("nginx:1.25", "nginx:1.27"));
     CliRun run = test();
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out()).contains("--- expected apps/Deployment/shop/web\n+++ actual apps/Deployment/shop/web\n")
         .contains("-    \"images\" : [ \"nginx:1.25\" ],\n+    \"images\" : [ \"nginx:1.27\" ],")
-        .endsWith("FAILED: 2 cases, 2 records: 1 match, 1 differ (shop)\n(run with --update to accept the new records)\n");
+        .endsWith("FAILED: 2 cases: 1 match, 1 differs (shop); 2 records: 1 match, 1 differs\n(run with --update to accept the new records)\n");
   }
 
   @Test
   void ignoredFieldsAreNotCompared() throws Exception {
-    test("--update");
+    test("--update", "--allow-empty");
     Path in = cases.resolve("shop/input/deployments.yaml");
     Files.writeString(in, Files.readString(in).replace("replicas: 3", "replicas: 4"));
     assertThat(test().exitCode()).isEqualTo(1);
@@ -73,10 +111,10 @@ class TestCommandTest {
 
   @Test
   void aSingleCaseFolderCanBeGivenDirectly() throws Exception {
-    test("--update");
+    test("--update", "--allow-empty");
     CliRun run = CliRun.of("test", "-p", profile.toString(), "-c", cases.resolve("shop").toString());
     assertThat(run.exitCode()).isZero();
-    assertThat(run.out()).isEqualTo("ok: 1 case, 2 records: 1 match\n");
+    assertThat(run.out()).isEqualTo("ok: 1 case: 1 match; 2 records: 2 match\n");
   }
 
   @Test
