@@ -7,6 +7,8 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -63,8 +65,21 @@ public final class TestPostgresServer implements AutoCloseable {
     return Files.isExecutable(BIN.resolve("postgres")) && Files.isExecutable(BIN.resolve("initdb"));
   }
 
+  /**
+   * TLS for the server: its certificate and key (PEM), and the CA its clients' certificates must
+   * be signed by. With it, every role but the superuser must connect over TLS with a client
+   * certificate of that CA ({@code hostssl ... clientcert=verify-ca}); the superuser may still
+   * connect without TLS, so {@link #execute} keeps working.
+   */
+  public record ServerTls(String certificatePem, String keyPem, String clientCaPem) {}
+
   /** Creates a cluster in a new temporary directory, starts it and creates {@link #DATABASE}. */
   public static TestPostgresServer start() {
+    return start(null);
+  }
+
+  /** As {@link #start()}, with TLS ({@code null}: none). */
+  public static TestPostgresServer start(ServerTls tls) {
     if (!binariesInstalled()) {
       throw new IllegalStateException("PostgreSQL 15 server binaries not found in " + BIN
           + ": install postgresql-15 (scripts/test.sh does when missing)");
@@ -86,6 +101,9 @@ public final class TestPostgresServer implements AutoCloseable {
           "-U", SUPERUSER, "--pwfile=" + pwfile, "--auth-local=trust",
           "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"));
       Files.delete(pwfile);
+      if (tls != null) {
+        server.configureTls(tls);
+      }
       server.restart();
       server.executeIn("postgres", "CREATE DATABASE " + DATABASE);
       return server;
@@ -95,6 +113,26 @@ public final class TestPostgresServer implements AutoCloseable {
     } catch (RuntimeException e) {
       deleteQuietly(dir);
       throw e;
+    }
+  }
+
+  private void configureTls(ServerTls tls) throws IOException {
+    Path data = data();
+    Path cert = Files.writeString(data.resolve("server.crt"), tls.certificatePem());
+    Path key = Files.writeString(data.resolve("server.key"), tls.keyPem());
+    Path ca = Files.writeString(data.resolve("client-ca.crt"), tls.clientCaPem());
+    // the server refuses a key file others can read
+    Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+    Files.writeString(data.resolve("postgresql.conf"), "\nssl = on\nssl_cert_file = '" + cert
+        + "'\nssl_key_file = '" + key + "'\nssl_ca_file = '" + ca + "'\n",
+        StandardOpenOption.APPEND);
+    Files.writeString(data.resolve("pg_hba.conf"), String.join("\n",
+        "local all all trust",
+        "host all " + SUPERUSER + " 127.0.0.1/32 scram-sha-256",
+        "hostssl all all 127.0.0.1/32 scram-sha-256 clientcert=verify-ca",
+        ""));
+    if (asSystemUser) {
+      run(List.of("chown", "-R", SYSTEM_USER + ":", data.toString()), dir);
     }
   }
 

@@ -6,7 +6,7 @@ import java.util.Objects;
  * What the postgres sink last found when it connected to the database and checked its schema,
  * shaped for a status condition: {@code reason} is a word a machine can switch on, {@code message}
  * says what to do. Reasons: {@code NotChecked}; {@code SchemaReady} and {@code SchemaMigrated}
- * ({@link Status#READY}); {@code Unreachable}, {@code AuthenticationFailed}, {@code
+ * ({@link Status#READY}); {@code Unreachable}, {@code TlsFailed}, {@code AuthenticationFailed}, {@code
  * DatabaseMissing}, {@code PermissionDenied}, {@code SchemaTooNew}, {@code CredentialsUnavailable}
  * and {@code DatabaseError} ({@link Status#ERROR}: records wait, coalesced, and the check runs
  * again before the next write, at the exporter's retry pace).

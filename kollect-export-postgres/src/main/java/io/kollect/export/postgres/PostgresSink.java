@@ -195,12 +195,17 @@ public final class PostgresSink implements Sink {
     String cause = SqlErrors.describe(e);
     String reason;
     String hint;
-    if (state == null || state.startsWith("08") || state.startsWith("57")) {
+    if (config.tls() != null && (cause.contains("SSL") || cause.contains("hostname"))) {
+      reason = "TlsFailed";
+      hint = "check the CA, the client certificate and key, and that the server's certificate"
+          + " names the URL's host (sslmode verify-full)";
+    } else if (state == null || state.startsWith("08") || state.startsWith("57")) {
       reason = "Unreachable";
       hint = "is the server running and the address right?";
     } else if (state.startsWith("28")) {
       reason = "AuthenticationFailed";
-      hint = "check the username and password (and pg_hba.conf)";
+      hint = config.tls() == null ? "check the username and password (and pg_hba.conf)"
+          : "check the username, password and client certificate (and pg_hba.conf)";
     } else if (state.startsWith("3D")) {
       reason = "DatabaseMissing";
       hint = "create the database named in the URL";
