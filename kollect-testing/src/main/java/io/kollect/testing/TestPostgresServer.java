@@ -22,8 +22,10 @@ import java.util.stream.Stream;
 
 /**
  * A real PostgreSQL server for one test class (start it in {@code @BeforeAll}, close it in
- * {@code @AfterAll}): {@code initdb} into a temporary directory, {@code postgres} on a free
- * loopback port with password (SCRAM) authentication, one database created for the test.
+ * {@code @AfterAll}): a cluster in a temporary directory, {@code postgres} on a free loopback port
+ * with password (SCRAM) authentication and one database, {@link #DATABASE}, for the test. The
+ * cluster is a copy of one made with {@code initdb} once per JVM (initdb takes seconds, a copy
+ * and a start a fraction of one).
  *
  * <p>It runs Debian's {@code postgresql-15} binaries from {@link #BIN} ({@code scripts/test.sh}
  * installs them when missing). PostgreSQL refuses to run as root, and CI runs as root: then the
@@ -80,32 +82,19 @@ public final class TestPostgresServer implements AutoCloseable {
 
   /** As {@link #start()}, with TLS ({@code null}: none). */
   public static TestPostgresServer start(ServerTls tls) {
-    if (!binariesInstalled()) {
-      throw new IllegalStateException("PostgreSQL 15 server binaries not found in " + BIN
-          + ": install postgresql-15 (scripts/test.sh does when missing)");
-    }
-    boolean root = "root".equals(System.getProperty("user.name"));
+    Template template = template();
     Path dir = null;
     try {
-      dir = Files.createTempDirectory("kollect-pg-");
-      String password = UUID.randomUUID().toString();
-      Path pwfile = dir.resolve("pwfile");
-      Files.writeString(pwfile, password + "\n", StandardCharsets.UTF_8);
-      Files.createDirectories(dir.resolve("socket"));
-      if (root) {
-        ensureSystemUser();
-        run(List.of("chown", "-R", SYSTEM_USER + ":", dir.toString()), dir);
-      }
-      TestPostgresServer server = new TestPostgresServer(dir, freePort(), password, root);
-      server.pg(List.of(BIN.resolve("initdb").toString(), "-D", server.data().toString(),
-          "-U", SUPERUSER, "--pwfile=" + pwfile, "--auth-local=trust",
-          "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"));
-      Files.delete(pwfile);
+      dir = newDirectory();
+      // a copy of the template cluster: initdb once per JVM, not once per test class
+      run(List.of("cp", "-a", template.dir().resolve("data").toString(),
+          dir.resolve("data").toString()), dir);
+      TestPostgresServer server = new TestPostgresServer(dir, freePort(), template.password(),
+          template.asSystemUser());
       if (tls != null) {
         server.configureTls(tls);
       }
       server.restart();
-      server.executeIn("postgres", "CREATE DATABASE " + DATABASE);
       return server;
     } catch (IOException e) {
       deleteQuietly(dir);
@@ -114,6 +103,63 @@ public final class TestPostgresServer implements AutoCloseable {
       deleteQuietly(dir);
       throw e;
     }
+  }
+
+  /** A stopped cluster with {@link #DATABASE} in it, copied by every {@link #start}. */
+  private record Template(Path dir, String password, boolean asSystemUser) {}
+
+  private static Template template;
+
+  private static synchronized Template template() {
+    if (template != null && Files.isDirectory(template.dir().resolve("data"))) {
+      return template;
+    }
+    if (!binariesInstalled()) {
+      throw new IllegalStateException("PostgreSQL 15 server binaries not found in " + BIN
+          + ": install postgresql-15 (scripts/test.sh does when missing)");
+    }
+    boolean root = "root".equals(System.getProperty("user.name"));
+    Path dir = null;
+    try {
+      if (root) {
+        ensureSystemUser();
+      }
+      dir = newDirectory();
+      String password = UUID.randomUUID().toString();
+      Path pwfile = dir.resolve("pwfile");
+      Files.writeString(pwfile, password + "\n", StandardCharsets.UTF_8);
+      if (root) {
+        run(List.of("chown", SYSTEM_USER + ":", pwfile.toString()), dir);
+      }
+      TestPostgresServer server = new TestPostgresServer(dir, freePort(), password, root);
+      server.pg(List.of(BIN.resolve("initdb").toString(), "-D", server.data().toString(),
+          "-U", SUPERUSER, "--pwfile=" + pwfile, "--auth-local=trust",
+          "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"));
+      Files.delete(pwfile);
+      server.restart();
+      server.executeIn("postgres", "CREATE DATABASE " + DATABASE);
+      server.stop();
+      Path created = dir;
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(created)));
+      template = new Template(dir, password, root);
+      return template;
+    } catch (IOException e) {
+      deleteQuietly(dir);
+      throw new UncheckedIOException(e);
+    } catch (RuntimeException e) {
+      deleteQuietly(dir);
+      throw e;
+    }
+  }
+
+  /** A new temporary directory with a socket directory, owned by the server's user. */
+  private static Path newDirectory() throws IOException {
+    Path dir = Files.createTempDirectory("kollect-pg-");
+    Files.createDirectories(dir.resolve("socket"));
+    if ("root".equals(System.getProperty("user.name"))) {
+      run(List.of("chown", "-R", SYSTEM_USER + ":", dir.toString()), dir);
+    }
+    return dir;
   }
 
   private void configureTls(ServerTls tls) throws IOException {

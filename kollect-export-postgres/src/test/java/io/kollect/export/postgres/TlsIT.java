@@ -47,7 +47,7 @@ class TlsIT {
   private static PostgresSinkConfig.Builder config(String url, String caPem,
       AtomicReference<Issued> client) {
     return PostgresSinkConfig.builder().url(url).credentials("tls_writer", "pw")
-        .connectTimeout(Duration.ofSeconds(2)).credentialsCheckInterval(Duration.ZERO)
+        .connectTimeout(Duration.ofSeconds(1)).credentialsCheckInterval(Duration.ZERO)
         .tls(new PostgresSinkConfig.Tls(() -> caPem, () -> client.get().certificatePem(),
             () -> client.get().pkcs8KeyPem()));
   }
