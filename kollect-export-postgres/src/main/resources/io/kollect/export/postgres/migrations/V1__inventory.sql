@@ -32,8 +32,10 @@ CREATE INDEX object_state_namespace ON ${schema}.object_state (namespace)
   WHERE deleted_at IS NULL;
 CREATE INDEX object_state_cluster_kind ON ${schema}.object_state (cluster, kind)
   WHERE deleted_at IS NULL;
-CREATE INDEX object_state_fields ON ${schema}.object_state USING gin (fields);
-CREATE INDEX object_state_labels ON ${schema}.object_state USING gin (labels);
+-- jsonb_path_ops: containment (fields @> '{"images": ["nginx:1.25"]}') is the question asked;
+-- unlike jsonb_ops it indexes key and value together, so a key every row has stays selective
+CREATE INDEX object_state_fields ON ${schema}.object_state USING gin (fields jsonb_path_ops);
+CREATE INDEX object_state_labels ON ${schema}.object_state USING gin (labels jsonb_path_ops);
 CREATE INDEX object_state_tombstones ON ${schema}.object_state (deleted_at)
   WHERE deleted_at IS NOT NULL;
 
