@@ -79,6 +79,7 @@ public final class PostgresSink implements Sink {
   private final Set<String> clusters = ConcurrentHashMap.newKeySet();
   private final Object lock = new Object();
   private final Object credentialsLock = new Object();
+  private final Object checkLock = new Object();
   private HikariDataSource pool;
   private ScheduledExecutorService background;
   private boolean closed;
@@ -151,6 +152,12 @@ public final class PostgresSink implements Sink {
    * answer.
    */
   public DatabaseCheck checkDatabase() {
+    synchronized (checkLock) {
+      return runAndKeepCheck();
+    }
+  }
+
+  private DatabaseCheck runAndKeepCheck() {
     DatabaseCheck outcome = runCheck();
     DatabaseCheck before = check;
     check = outcome;
@@ -235,7 +242,13 @@ public final class PostgresSink implements Sink {
     }
     DatabaseCheck current = check;
     if (!current.ready()) {
-      current = checkDatabase();
+      // concurrent first writes (several targets) check once; the others find the outcome
+      synchronized (checkLock) {
+        current = check;
+        if (!current.ready()) {
+          current = runAndKeepCheck();
+        }
+      }
       if (!current.ready()) {
         throw SinkException.retryable(current.message(), null);
       }
