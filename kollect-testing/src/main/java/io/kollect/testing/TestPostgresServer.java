@@ -13,6 +13,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -253,6 +254,50 @@ public final class TestPostgresServer implements AutoCloseable {
       }
     } catch (SQLException e) {
       throw new IllegalStateException("SQL failed on the test server: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * CPU time (user + system) the server's processes used so far: the postmaster, its live
+   * backends, and the backends that exited (counted in the postmaster's children time), for
+   * benchmarks that report the database's CPU beside the client's. Linux only ({@code /proc}).
+   */
+  public Duration cpuTime() {
+    try {
+      long postmaster = Long.parseLong(Files.readAllLines(data().resolve("postmaster.pid"))
+          .get(0).trim());
+      long ticks = 0;
+      try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+        for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+          String[] stat = readStat(proc);
+          if (stat == null) {
+            continue;
+          }
+          long pid = Long.parseLong(proc.getFileName().toString());
+          // fields after "pid (comm)": [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime
+          if (pid == postmaster) {
+            ticks += Long.parseLong(stat[11]) + Long.parseLong(stat[12])
+                + Long.parseLong(stat[13]) + Long.parseLong(stat[14]);
+          } else if (Long.parseLong(stat[1]) == postmaster) {
+            ticks += Long.parseLong(stat[11]) + Long.parseLong(stat[12]);
+          }
+        }
+      }
+      return Duration.ofMillis(ticks * 1000 / CLOCK_TICKS_PER_SECOND);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Linux's {@code USER_HZ}, the unit of {@code /proc/<pid>/stat} times, on every architecture. */
+  private static final long CLOCK_TICKS_PER_SECOND = 100;
+
+  private static String[] readStat(Path proc) {
+    try {
+      String stat = Files.readString(proc.resolve("stat"));
+      return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    } catch (IOException | RuntimeException e) {
+      return null; // the process ended meanwhile
     }
   }
 
