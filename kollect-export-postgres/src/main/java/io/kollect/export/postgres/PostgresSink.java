@@ -238,7 +238,13 @@ public final class PostgresSink implements Sink {
       credentials();
     } catch (Credentials.Unavailable e) {
       // the records wait (coalesced) until the supplier answers again, e.g. a Secret is restored
-      throw SinkException.retryable(where + ": " + e.getMessage(), null);
+      DatabaseCheck unavailable = new DatabaseCheck(DatabaseCheck.Status.ERROR,
+          "CredentialsUnavailable", where + ": " + e.getMessage());
+      if (!unavailable.equals(check)) {
+        LOG.warn("postgres sink {}: {}", name, unavailable.message());
+      }
+      check = unavailable;
+      throw SinkException.retryable(unavailable.message(), null);
     }
     DatabaseCheck current = check;
     if (!current.ready()) {

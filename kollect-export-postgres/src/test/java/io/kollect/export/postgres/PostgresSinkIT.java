@@ -227,15 +227,22 @@ class PostgresSinkIT {
     PostgresSinkConfig unreachable = PostgresSinkConfig.builder()
         .url("jdbc:postgresql://127.0.0.1:1/" + TestPostgresServer.DATABASE)
         .credentials("x", "y").connectTimeout(Duration.ofMillis(500)).build();
+    // the pool tries to connect until the timeout: keep it short
+    Duration timeout = Duration.ofMillis(500);
     PostgresSinkConfig wrongPassword = config(server, "bad").credentials(server.superuser(),
-        "wrong").build();
+        "wrong").connectTimeout(timeout).build();
     PostgresSinkConfig noPrivilege = config(server, "bad").credentials("no_create", "pw")
-        .build();
-    PostgresSinkConfig noDatabase = config(server, "bad").url(server.jdbcUrl("missing")).build();
+        .connectTimeout(timeout).build();
+    PostgresSinkConfig noDatabase = config(server, "bad").url(server.jdbcUrl("missing"))
+        .connectTimeout(timeout).build();
     assertCheck(unreachable, "Unreachable", "127.0.0.1:1");
     assertCheck(wrongPassword, "AuthenticationFailed", "28P01");
     assertCheck(noPrivilege, "PermissionDenied", "42501");
     assertCheck(noDatabase, "DatabaseMissing", "3D000");
+    PostgresSinkConfig secretGone = config(server, "bad").credentials(() -> "kollect", () -> {
+      throw new IllegalStateException("Secret kollect-pg not found");
+    }).build();
+    assertCheck(secretGone, "CredentialsUnavailable", "password");
   }
 
   private static void assertCheck(PostgresSinkConfig config, String reason, String named) {
