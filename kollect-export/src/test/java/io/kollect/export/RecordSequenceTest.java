@@ -111,7 +111,7 @@ class RecordSequenceTest {
       sink.received.forEach(r -> first.put(r.key(), r.sequence()));
       sink.clear();
       clock.advance(Duration.ofHours(1));
-      for (int slice = 0; slice < Exporter.HEARTBEAT_SLICES; slice++) {
+      for (int slice = 0; slice < Heartbeats.SLICES; slice++) {
         ex.heartbeatTick("s", slice);
       }
       assertThat(ex.awaitIdle(WAIT)).isTrue();
@@ -202,7 +202,7 @@ class RecordSequenceTest {
       assertThat(second.awaitIdle(WAIT)).isTrue();
       assertThat(after.received).isEmpty(); // unchanged against the checkpoint
       clock.advance(Duration.ofHours(2));
-      second.heartbeatTick("s", Exporter.heartbeatSlice("t", key("a")));
+      second.heartbeatTick("s", Heartbeats.slice("t", key("a")));
       assertThat(second.awaitIdle(WAIT)).isTrue();
     }
     // the heartbeat's state 1 outranks the state 2 a sequence-honouring receiver holds
@@ -226,7 +226,7 @@ class RecordSequenceTest {
       assertThat(ex.awaitIdle(WAIT)).isTrue();
       assertThat(sink.received).isEmpty(); // unchanged since the checkpoint
       clock.advance(Duration.ofHours(2));
-      ex.heartbeatTick("s", Exporter.heartbeatSlice("t", old.key()));
+      ex.heartbeatTick("s", Heartbeats.slice("t", old.key()));
       assertThat(ex.awaitIdle(WAIT)).isTrue();
     }
     assertThat(sink.received).hasSize(1);
