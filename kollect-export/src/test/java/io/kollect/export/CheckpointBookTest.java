@@ -28,6 +28,8 @@ class CheckpointBookTest {
   /** The wall clock sits far below every stored sequence, so only observing them moves it past. */
   static final Clock CLOCK = Clock.fixed(Instant.EPOCH.plusSeconds(1), ZoneOffset.UTC);
   static final BiPredicate<String, String> ALL = (t, k) -> true;
+  /** Another shard answers for {@code theirs} now. */
+  static final BiPredicate<String, String> NOT_THEIRS = (t, k) -> !k.equals(key("theirs"));
 
   /** A store of one shard with peers, all in memory; every call is logged in order. */
   static final class Store implements CheckpointStore {
@@ -90,6 +92,12 @@ class CheckpointBookTest {
     return new ExportedEntry(DEPLOYMENT, "ns", name, "uid-" + name, "p1", hash, "c1", sequence, T0);
   }
 
+  /** The stored checkpoint holds {@code mine} and {@code theirs} (see {@link #NOT_THEIRS}). */
+  private void storeMineAndTheirs() {
+    store.own.put(key("mine"), entry("mine", "h", 1L));
+    store.own.put(key("theirs"), entry("theirs", "h", 2L));
+  }
+
   private CheckpointBook book(BiPredicate<String, String> owned) {
     return new CheckpointBook(store, new SequenceClock(CLOCK), owned);
   }
@@ -110,10 +118,9 @@ class CheckpointBookTest {
 
   @Test
   void keysAnotherShardAnswersForLeaveTheStoreOfAnOwnDestinationAndAreNotKept() {
-    store.own.put(key("mine"), entry("mine", "h", 1L));
-    store.own.put(key("theirs"), entry("theirs", "h", 2L));
+    storeMineAndTheirs();
 
-    SinkState st = book((t, k) -> !k.equals(key("theirs"))).open(T, S, false);
+    SinkState st = book(NOT_THEIRS).open(T, S, false);
 
     assertThat(st.enqueued).containsOnlyKeys(key("mine"));
     assertThat(st.waiting).isEmpty();
@@ -123,10 +130,9 @@ class CheckpointBookTest {
 
   @Test
   void keysAnotherShardAnswersForStayStoredForItWhenEveryShardSharesTheDestination() {
-    store.own.put(key("mine"), entry("mine", "h", 1L));
-    store.own.put(key("theirs"), entry("theirs", "h", 2L));
+    storeMineAndTheirs();
 
-    SinkState st = book((t, k) -> !k.equals(key("theirs"))).open(T, S, true);
+    SinkState st = book(NOT_THEIRS).open(T, S, true);
 
     assertThat(st.enqueued).containsOnlyKeys(key("mine"));
     assertThat(st.waiting).containsOnlyKeys(key("theirs"));
@@ -227,9 +233,8 @@ class CheckpointBookTest {
 
   @Test
   void aWholeWriteOnCloseKeepsTheEntriesWaitingForAnotherShard() {
-    store.own.put(key("mine"), entry("mine", "h", 1L));
-    store.own.put(key("theirs"), entry("theirs", "h", 2L));
-    CheckpointBook book = book((t, k) -> !k.equals(key("theirs")));
+    storeMineAndTheirs();
+    CheckpointBook book = book(NOT_THEIRS);
     SinkState st = book.open(T, S, true);
     st.acknowledge(key("mine"), Op.UPSERT, st.enqueued.get(key("mine")), T0.plusSeconds(60));
 
