@@ -19,11 +19,12 @@ import org.slf4j.LoggerFactory;
  * <p><b>The invariant.</b> A {@link SinkState} has two views. {@code enqueued} is the
  * last-exported state: the exporter writes a key's new entry (content hash, sequence, send time)
  * into it <em>before</em> it hands the record to the sink's buffer, under the target's monitor.
- * {@code acknowledged} is what the sink confirmed, and it is the only view this book ever writes to
- * the store. So the store never claims a delivery that did not happen: a crash re-sends whatever
- * was enqueued but not yet acknowledged, and tombstones, after the restart, what was acknowledged
- * and is gone. The store may lag {@code acknowledged} (writes are coalesced per checkpoint
- * interval), never run ahead of it.
+ * {@code acknowledged} is what the sink confirmed (in this run, or in an earlier one as loaded;
+ * adopted entries are what a peer's sink confirmed), and it is the only view this book ever writes
+ * to the store. So the store never claims a content the destination was not handed: a crash
+ * re-sends whatever was enqueued but not yet acknowledged, and tombstones, after the restart, what
+ * was acknowledged and is gone. The store may lag {@code acknowledged} (writes are coalesced per
+ * checkpoint interval), never run ahead of it.
  *
  * <p><b>Why a concurrent heartbeat cannot replay a stale state.</b> A heartbeat runs under the
  * same target monitor as a converge and re-sends the entry {@code enqueued} holds for the key's
