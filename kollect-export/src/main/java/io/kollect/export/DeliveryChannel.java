@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -41,13 +40,14 @@ import org.slf4j.LoggerFactory;
  * others. A failure backs off only its own lane. The number of workers is bounded ({@link
  * SinkOptions#concurrency()} for a sink that allows concurrent writes, otherwise one), never one
  * per target, so a thousand targets cost a thousand small maps, not a thousand threads.
+ *
+ * <p>Writing a batch taken from a lane (bisecting permanent rejections, reporting refused records,
+ * acknowledging delivered ones) is the {@link BatchWriter}'s; this class decides which lane writes
+ * when and keeps each lane's health.
  */
 final class DeliveryChannel {
 
   private static final Logger LOG = LoggerFactory.getLogger(DeliveryChannel.class);
-  /** Distinct permanent-failure reasons logged per sink before further ones are only counted. */
-  static final int MAX_LOGGED_REASONS = 32;
-  private static final int MAX_REASON_CHARS = 300;
 
   /** One record waiting for the sink, with the state to acknowledge it to. */
   record Pending(SinkState owner, String key, Record record, ExportedEntry entry) {}
@@ -80,6 +80,7 @@ final class DeliveryChannel {
   private final ExportMetrics metrics;
   private final Clock clock;
   private final Backoff backoff;
+  private final BatchWriter writer;
   private final List<Thread> workers = new ArrayList<>();
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -96,9 +97,6 @@ final class DeliveryChannel {
   private boolean flushing;
   private boolean stopped;
 
-  private final Set<String> loggedReasons = ConcurrentHashMap.newKeySet();
-  private volatile boolean reasonsSuppressedLogged;
-
   DeliveryChannel(Sink sink, SinkOptions options, ExportMetrics metrics, Clock clock) {
     this.sink = sink;
     this.name = sink.name();
@@ -106,6 +104,7 @@ final class DeliveryChannel {
     this.metrics = metrics;
     this.clock = clock;
     this.backoff = new Backoff(options.initialBackoff(), options.maxBackoff());
+    this.writer = new BatchWriter(sink, metrics, clock);
     int threads = sink.concurrentWrites() ? options.concurrency() : 1;
     for (int i = 0; i < threads; i++) {
       Thread t = new Thread(this::run, "kollect-export-" + name + (threads > 1 ? "-" + i : ""));
@@ -322,9 +321,7 @@ final class DeliveryChannel {
         if (lane == null) {
           return;
         }
-        Attempt attempt = new Attempt();
-        deliver(lane.inFlight, attempt);
-        finish(lane, attempt);
+        finish(lane, writer.write(lane.inFlight));
       }
     } catch (InterruptedException e) {
       // stop() interrupts only to end the thread
@@ -397,170 +394,23 @@ final class DeliveryChannel {
     return wait;
   }
 
-  /** The outcome of writing one batch, possibly in parts. */
-  private static final class Attempt {
-    final List<Pending> retry = new ArrayList<>();
-    int delivered;
-    Optional<Duration> retryAfter = Optional.empty();
-    SinkException retryCause;
-  }
-
   /**
-   * Writes a batch. Records a sink names in a {@link RecordsRejectedException} are dropped and the
-   * rest written again (or counted delivered, when the sink says so); a permanent rejection of
-   * several unnamed records is bisected so one poison record is dropped alone instead of taking its
-   * batch with it; a retryable failure stops the attempt and everything not yet delivered goes back
-   * for a retry.
+   * Ends a lane's write: puts what is to be retried back in the lane, records the lane's health
+   * (backing it off on a retryable failure) and frees it for the next write.
    */
-  private void deliver(List<Pending> part, Attempt attempt) {
-    if (!attempt.retry.isEmpty()) {
-      attempt.retry.addAll(part);
-      return;
-    }
-    List<Record> records = new ArrayList<>(part.size());
-    for (Pending p : part) {
-      records.add(p.record());
-    }
-    SinkException failure = null;
-    try {
-      sink.write(records);
-    } catch (RecordsRejectedException e) {
-      if (dropNamed(part, e, attempt)) {
-        return;
-      }
-      failure = e;
-    } catch (SinkException e) {
-      failure = e;
-    } catch (RuntimeException e) {
-      // A sink bug is not proof the records are bad; keep them (memory stays bounded) and retry.
-      failure = SinkException.retryable("sink " + name + " threw " + e, e);
-    }
-    if (failure == null) {
-      acknowledge(part, attempt);
-    } else if (failure.retryable()) {
-      metrics.failed(name, part.size(), false);
-      attempt.retry.addAll(part);
-      attempt.retryAfter = failure.retryAfter();
-      attempt.retryCause = failure;
-    } else if (part.size() > 1) {
-      int half = part.size() / 2;
-      deliver(part.subList(0, half), attempt);
-      deliver(part.subList(half, part.size()), attempt);
-    } else {
-      drop(part.get(0), failure.getMessage());
-    }
-  }
-
-  /**
-   * Drops the records a sink named and delivers (or acknowledges) the rest. False when the sink
-   * named none of them: then it cannot be told which record is bad, and the part is treated as a
-   * plain permanent rejection.
-   */
-  private boolean dropNamed(List<Pending> part, RecordsRejectedException e, Attempt attempt) {
-    Map<String, String> reasons = e.reasonsByKey();
-    List<Pending> rest = new ArrayList<>(part.size());
-    for (Pending p : part) {
-      if (!reasons.containsKey(p.key())) {
-        rest.add(p);
-      }
-    }
-    if (rest.size() == part.size()) {
-      return false;
-    }
-    for (Pending p : part) {
-      String reason = reasons.get(p.key());
-      if (reason != null) {
-        drop(p, reason);
-      }
-    }
-    if (!rest.isEmpty()) {
-      if (e.othersDelivered()) {
-        acknowledge(rest, attempt);
-      } else {
-        deliver(rest, attempt);
-      }
-    }
-    return true;
-  }
-
-  private void acknowledge(List<Pending> part, Attempt attempt) {
-    Instant now = clock.instant();
-    for (Pending p : part) {
-      p.owner().acknowledge(p.key(), p.record().op(), p.entry(), now);
-    }
-    attempt.delivered += part.size();
-    metrics.sent(name, part.size());
-    metrics.lastSuccess(name, now);
-  }
-
-  /** A record the sink refused for good: counted, reported, logged once per reason, dropped. */
-  private void drop(Pending p, String reason) {
-    String r = reason == null ? "rejected (no reason given)" : reason;
-    if (r.length() > MAX_REASON_CHARS) {
-      r = r.substring(0, MAX_REASON_CHARS) + "...";
-    }
-    metrics.failed(name, 1, true);
-    metrics.dropped(name, 1);
-    p.owner().refuse(p.key(), p.entry(), r);
-    logPermanentOnce(r, p);
-  }
-
-  /** Puts failed records back in their lane and backs the lane off; frees the lane. */
-  private void finish(Lane lane, Attempt attempt) {
-    int requeued = 0;
+  private void finish(Lane lane, BatchWriter.Outcome outcome) {
+    int requeued;
     int depth;
-    boolean firstFailingLane = false;
-    boolean allRecovered = false;
-    Duration wait = null;
-    String error = null;
+    Health health;
     lock.lock();
     try {
       long now = System.nanoTime();
-      if (!attempt.retry.isEmpty()) {
-        LinkedHashMap<String, Pending> merged = new LinkedHashMap<>();
-        for (Pending p : attempt.retry) {
-          if (!p.owner().detached && !lane.pending.containsKey(p.key())) {
-            merged.put(p.key(), p);
-            requeued++;
-          }
-        }
-        if (lane.pending.isEmpty()) {
-          lane.firstPendingNanos = now - options.linger().toNanos();
-        }
-        merged.putAll(lane.pending);
-        lane.pending = merged;
-        pendingCount += requeued;
-      }
-      if (attempt.delivered > 0) {
+      requeued = requeue(lane, outcome.retry, now);
+      if (outcome.delivered > 0) {
         lane.lastAcknowledged = clock.instant();
       }
-      if (attempt.retryCause != null) {
-        if (lane.consecutiveFailures == 0) {
-          lane.failingSince = clock.instant();
-          failingLanes++;
-          firstFailingLane = failingLanes == 1;
-        }
-        lane.consecutiveFailures++;
-        lane.lastError = describe(attempt.retryCause);
-        error = lane.lastError;
-        wait = backoff.delay(lane.consecutiveFailures, attempt.retryAfter);
-        lane.backoffUntilNanos = now + wait.toNanos();
-      } else if (lane.consecutiveFailures > 0) {
-        lane.consecutiveFailures = 0;
-        lane.failingSince = null;
-        lane.lastError = null;
-        failingLanes--;
-        allRecovered = failingLanes == 0;
-      }
-      boolean ownersGone = lane.inFlight.stream().allMatch(p -> p.owner().detached);
-      lane.inFlight = List.of();
-      lane.busy = false;
-      busyCount--;
-      if (!lane.pending.isEmpty()) {
-        waiting.add(lane);
-      } else if (ownersGone) {
-        forgetLane(lane); // purged while its write was in progress
-      }
+      health = recordHealth(lane, outcome, now);
+      release(lane);
       depth = pendingCount;
       changed.signalAll();
     } finally {
@@ -570,52 +420,97 @@ final class DeliveryChannel {
     if (requeued > 0) {
       metrics.retried(name, requeued);
     }
-    if (attempt.retryCause == null) {
-      if (allRecovered) {
+    log(lane, outcome, health);
+  }
+
+  /**
+   * Puts records to retry at the front of their lane, each only when no newer state of its key
+   * arrived meanwhile and its state was not forgotten; returns how many went back. Caller holds
+   * the lock.
+   */
+  private int requeue(Lane lane, List<Pending> retry, long now) {
+    if (retry.isEmpty()) {
+      return 0;
+    }
+    int requeued = 0;
+    LinkedHashMap<String, Pending> merged = new LinkedHashMap<>();
+    for (Pending p : retry) {
+      if (!p.owner().detached && !lane.pending.containsKey(p.key())) {
+        merged.put(p.key(), p);
+        requeued++;
+      }
+    }
+    if (lane.pending.isEmpty()) {
+      lane.firstPendingNanos = now - options.linger().toNanos();
+    }
+    merged.putAll(lane.pending);
+    lane.pending = merged;
+    pendingCount += requeued;
+    return requeued;
+  }
+
+  /** How a write changed the sink's health, for the log: what {@link #recordHealth} saw. */
+  private record Health(boolean firstFailingLane, boolean allRecovered, Duration retryIn,
+      String error) {}
+
+  /**
+   * Counts a retryable failure against the lane (and backs it off), or clears its failure streak
+   * after a write without one. Caller holds the lock.
+   */
+  private Health recordHealth(Lane lane, BatchWriter.Outcome outcome, long now) {
+    if (outcome.retryCause != null) {
+      boolean first = false;
+      if (lane.consecutiveFailures == 0) {
+        lane.failingSince = clock.instant();
+        failingLanes++;
+        first = failingLanes == 1;
+      }
+      lane.consecutiveFailures++;
+      lane.lastError = writer.describe(outcome.retryCause);
+      Duration wait = backoff.delay(lane.consecutiveFailures, outcome.retryAfter);
+      lane.backoffUntilNanos = now + wait.toNanos();
+      return new Health(first, false, wait, lane.lastError);
+    }
+    boolean allRecovered = false;
+    if (lane.consecutiveFailures > 0) {
+      lane.consecutiveFailures = 0;
+      lane.failingSince = null;
+      lane.lastError = null;
+      failingLanes--;
+      allRecovered = failingLanes == 0;
+    }
+    return new Health(false, allRecovered, null, null);
+  }
+
+  /** Frees a lane after its write: waiting again when it has records. Caller holds the lock. */
+  private void release(Lane lane) {
+    boolean ownersGone = lane.inFlight.stream().allMatch(p -> p.owner().detached);
+    lane.inFlight = List.of();
+    lane.busy = false;
+    busyCount--;
+    if (!lane.pending.isEmpty()) {
+      waiting.add(lane);
+    } else if (ownersGone) {
+      forgetLane(lane); // purged while its write was in progress
+    }
+  }
+
+  /** The first failing lane is a warning, further failures debug, the recovery of all info. */
+  private void log(Lane lane, BatchWriter.Outcome outcome, Health health) {
+    if (outcome.retryCause == null) {
+      if (health.allRecovered()) {
         LOG.info("sink {} recovered: every target's records are delivered again", name);
       }
       return;
     }
-    if (firstFailingLane) {
+    if (health.firstFailingLane()) {
       LOG.warn("sink {} is failing for target {}, retrying {} record(s) with backoff (first retry "
           + "in {} ms; further failures are logged at debug until it recovers): {}", name,
-          lane.target, attempt.retry.size(), wait.toMillis(), error);
+          lane.target, outcome.retry.size(), health.retryIn().toMillis(), health.error());
     } else {
       LOG.debug("sink {} write for target {} failed, retry in {} ms: {}", name, lane.target,
-          wait.toMillis(), attempt.retryCause.getMessage());
+          health.retryIn().toMillis(), outcome.retryCause.getMessage());
     }
-  }
-
-  /** A failure message that names the sink when the sink's own message does not. */
-  private String describe(SinkException e) {
-    String m = e.getMessage();
-    if (m == null || m.isBlank()) {
-      m = e.getCause() != null ? e.getCause().toString() : "failed without a message";
-    }
-    return m.contains(name) || m.contains("://") ? m : "sink " + name + ": " + m;
-  }
-
-  private void logPermanentOnce(String reason, Pending p) {
-    if (loggedReasons.contains(reason)) {
-      return;
-    }
-    synchronized (loggedReasons) {
-      if (loggedReasons.contains(reason)) {
-        return;
-      }
-      if (loggedReasons.size() >= MAX_LOGGED_REASONS) {
-        if (!reasonsSuppressedLogged) {
-          reasonsSuppressedLogged = true;
-          LOG.warn("sink {} rejected records for more than {} distinct reasons; further reasons "
-              + "are only counted in the dropped metric", name, MAX_LOGGED_REASONS);
-        }
-        return;
-      }
-      loggedReasons.add(reason);
-    }
-    LOG.warn("sink {} permanently rejected record {} of target {} and it was dropped; further "
-        + "rejections for this reason are only counted in the dropped metric: {}",
-        name, p.key(), p.owner().target, reason);
   }
 
   /** For tests: how often a worker waited for a deadline instead of an enqueue. */
@@ -630,6 +525,6 @@ final class DeliveryChannel {
 
   /** For tests: the distinct permanent-failure reasons logged so far. */
   Set<String> loggedReasons() {
-    return Set.copyOf(loggedReasons);
+    return writer.loggedReasons();
   }
 }

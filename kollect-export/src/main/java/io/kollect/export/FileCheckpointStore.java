@@ -506,49 +506,67 @@ public final class FileCheckpointStore implements CheckpointStore {
   private static Read readFiles(Path file, String target, String sink) {
     Files3 f = new Files3();
     Map<String, ExportedEntry> entries = new HashMap<>();
-    byte[] bytes = null;
+    if (!readSnapshot(file, target, sink, entries, f) || !applyLog(logFile(file), entries, f)) {
+      return lost(f);
+    }
+    return new Read(entries, f);
+  }
+
+  /**
+   * Reads the snapshot into {@code entries} and its generation and size into {@code f}; a missing
+   * snapshot is generation 0, empty. False when the checkpoint is lost (logged).
+   */
+  private static boolean readSnapshot(Path file, String target, String sink,
+      Map<String, ExportedEntry> entries, Files3 f) {
+    byte[] bytes;
     try {
       bytes = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
-      // no snapshot yet: generation 0, the log (if any) applies to an empty state
+      return true; // no snapshot yet: generation 0, the log (if any) applies to an empty state
     } catch (IOException e) {
       LOG.warn("checkpoint {} cannot be read, treating it as empty: {}", file, e.toString());
-      return lost(f);
+      return false;
     }
-    if (bytes != null) {
-      try {
-        Document doc = MAPPER.readValue(bytes, Document.class);
-        if (doc == null || doc.entries() == null) {
-          throw new IOException("no entries");
-        }
-        if (doc.version() < 1 || doc.version() > VERSION) {
-          throw new IOException("format version " + doc.version() + " is not one this version "
-              + "of Kollect reads (1 to " + VERSION + ")");
-        }
-        if (!target.equals(doc.target()) || !sink.equals(doc.sink())) {
-          throw new IOException("file belongs to target " + doc.target() + " sink " + doc.sink());
-        }
-        check(doc.entries());
-        entries.putAll(doc.entries());
-        f.generation = doc.generation();
-        f.highestGeneration = doc.generation();
-        f.snapshotBytes = bytes.length;
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("checkpoint {} is corrupt, treating it as empty (a full re-send follows): {}",
-            file, e.getMessage());
-        return lost(f);
+    try {
+      Document doc = MAPPER.readValue(bytes, Document.class);
+      if (doc == null || doc.entries() == null) {
+        throw new IOException("no entries");
       }
+      if (doc.version() < 1 || doc.version() > VERSION) {
+        throw new IOException("format version " + doc.version() + " is not one this version "
+            + "of Kollect reads (1 to " + VERSION + ")");
+      }
+      if (!target.equals(doc.target()) || !sink.equals(doc.sink())) {
+        throw new IOException("file belongs to target " + doc.target() + " sink " + doc.sink());
+      }
+      check(doc.entries());
+      entries.putAll(doc.entries());
+      f.generation = doc.generation();
+      f.highestGeneration = doc.generation();
+      f.snapshotBytes = bytes.length;
+      return true;
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("checkpoint {} is corrupt, treating it as empty (a full re-send follows): {}",
+          file, e.getMessage());
+      return false;
     }
-    Path logFile = logFile(file);
+  }
+
+  /**
+   * Applies to {@code entries} the log lines of the snapshot's generation, up to a torn or damaged
+   * line (what it and later lines held is re-sent), and notes in {@code f} the highest generation
+   * seen and the log's good length. False when the checkpoint is lost (logged).
+   */
+  private static boolean applyLog(Path logFile, Map<String, ExportedEntry> entries, Files3 f) {
     byte[] log;
     try {
       log = Files.readAllBytes(logFile);
     } catch (NoSuchFileException e) {
-      return new Read(entries, f);
+      return true;
     } catch (IOException e) {
       LOG.warn("checkpoint log {} cannot be read, treating the checkpoint as empty: {}", logFile,
           e.toString());
-      return lost(f);
+      return false;
     }
     int start = 0;
     while (start < log.length) {
@@ -567,28 +585,34 @@ public final class FileCheckpointStore implements CheckpointStore {
       if (d.version() > VERSION) {
         LOG.warn("checkpoint log {} has format version {}, newer than this version of Kollect "
             + "reads ({}); treating the checkpoint as empty", logFile, d.version(), VERSION);
-        return lost(f);
+        return false;
       }
       f.highestGeneration = Math.max(f.highestGeneration, d.generation());
-      if (d.generation() == f.generation) {
-        if (d.removed() != null) {
-          d.removed().forEach(entries::remove);
-        }
-        if (d.upserts() != null) {
-          try {
-            check(d.upserts());
-          } catch (IOException e) {
-            LOG.warn("checkpoint log {}: {}; treating the checkpoint as empty", logFile,
-                e.getMessage());
-            return lost(f);
-          }
-          entries.putAll(d.upserts());
-        }
+      if (d.generation() == f.generation && !applyDelta(d, entries, logFile)) {
+        return false;
       }
       start = end + 1;
     }
     f.logBytes = start;
-    return new Read(entries, f);
+    return true;
+  }
+
+  /** Applies one delta of the snapshot's generation; false when its entries are damaged. */
+  private static boolean applyDelta(Delta d, Map<String, ExportedEntry> entries, Path logFile) {
+    if (d.removed() != null) {
+      d.removed().forEach(entries::remove);
+    }
+    if (d.upserts() != null) {
+      try {
+        check(d.upserts());
+      } catch (IOException e) {
+        LOG.warn("checkpoint log {}: {}; treating the checkpoint as empty", logFile,
+            e.getMessage());
+        return false;
+      }
+      entries.putAll(d.upserts());
+    }
+    return true;
   }
 
   private static Read lost(Files3 f) {

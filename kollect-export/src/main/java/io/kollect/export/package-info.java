@@ -10,7 +10,8 @@
  * destinations (a sink names records it can never deliver with {@link
  * io.kollect.export.RecordsRejectedException}); {@link io.kollect.export.Exporter#deliveryStatus}
  * reports each (target, sink) as a {@link io.kollect.export.DeliveryStatus}; {@link
- * io.kollect.export.CheckpointStore} persists the last exported state across restarts ({@link
+ * io.kollect.export.CheckpointStore} persists what each sink acknowledged across restarts, and
+ * hands it over between shards after a change of the shard count ({@link
  * io.kollect.export.FileCheckpointStore} keeps it in files).
  *
  * <p>Sinks provided: {@link io.kollect.export.StdoutSink} and {@link io.kollect.export.FileSink}
@@ -18,5 +19,14 @@
  * io.kollect.export.HttpSinkConfig}) and {@link io.kollect.export.InventorySink} (an in-memory,
  * queryable {@link io.kollect.export.InventoryView}). The reference for their settings, retry
  * semantics, checkpoints and metrics is {@code docs/sinks.md}.
+ *
+ * <p>Inside (package-private), one change goes one way: {@code Exporter} (public API, the
+ * targets' states and their locking) → {@code SinkDiff} (what each sink must be handed: changed
+ * records with new sequences, tombstones) → {@code DeliveryChannel} (one sink's lanes, workers,
+ * backoff) → {@code BatchWriter} (one write, rejections sorted out) → the {@code Sink}; the
+ * acknowledgement lands in the (target, sink)'s {@code SinkState}, which {@code CheckpointBook}
+ * writes to the {@code CheckpointStore} (it also loads it, takes entries over from other shards
+ * and forgets disowned keys). {@code Heartbeats} re-sends the current sets on their interval;
+ * {@code ConfiguredSinks} holds the sinks by name and which are suspended.
  */
 package io.kollect.export;

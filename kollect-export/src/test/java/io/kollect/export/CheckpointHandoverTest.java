@@ -79,14 +79,8 @@ class CheckpointHandoverTest {
     List<Record> before = shardZeroExportsEverything();
     List<Record> now = clusterAfterTheMove();
 
-    RecordingSink newOwner = new RecordingSink("http");
-    try (Exporter ex = exporter(shard(1), newOwner, ONLY_MOVED, ExporterTest.FAST)) {
-      ex.converge(TARGET, Set.of("http"), ownedOf(now, ONLY_MOVED));
-      assertThat(ex.awaitIdle(WAIT)).isTrue();
-    }
-    assertThat(newOwner.received).extracting(Record::key, Record::op).containsExactlyInAnyOrder(
-        org.assertj.core.groups.Tuple.tuple(key("obj-0"), Op.DELETE),
-        org.assertj.core.groups.Tuple.tuple(key("obj-1"), Op.UPSERT));
+    RecordingSink newOwner = newOwnerConverges(now);
+    assertDeletesTheDeletedAndSendsTheChanged(newOwner);
     // the DELETE names what the old owner sent, and every record is newer than the old owner's
     Record delete = newOwner.received.stream().filter(r -> r.op() == Op.DELETE).findFirst()
         .orElseThrow();
@@ -127,14 +121,8 @@ class CheckpointHandoverTest {
     assertThat(oldOwner.receivedKeys()).doesNotContainAnyElementsOf(MOVED);
     assertThat(shard(0).load(TARGET, "http").keySet()).containsAll(MOVED);
 
-    RecordingSink newOwner = new RecordingSink("http");
-    try (Exporter ex = exporter(shard(1), newOwner, ONLY_MOVED, ExporterTest.FAST)) {
-      ex.converge(TARGET, Set.of("http"), ownedOf(now, ONLY_MOVED));
-      assertThat(ex.awaitIdle(WAIT)).isTrue();
-    }
-    assertThat(newOwner.received).extracting(Record::key, Record::op).containsExactlyInAnyOrder(
-        org.assertj.core.groups.Tuple.tuple(key("obj-0"), Op.DELETE),
-        org.assertj.core.groups.Tuple.tuple(key("obj-1"), Op.UPSERT));
+    RecordingSink newOwner = newOwnerConverges(now);
+    assertDeletesTheDeletedAndSendsTheChanged(newOwner);
     assertThat(shard(0).load(TARGET, "http").keySet()).doesNotContainAnyElementsOf(MOVED);
 
     List<Record> all = new ArrayList<>(before);
@@ -163,15 +151,9 @@ class CheckpointHandoverTest {
     assertThat(shard(1).load(TARGET, "http").keySet()).containsExactlyInAnyOrderElementsOf(MOVED);
     assertThat(shard(0).load(TARGET, "http").keySet()).containsAll(MOVED);
 
-    RecordingSink newOwner = new RecordingSink("http");
-    try (Exporter ex = exporter(shard(1), newOwner, ONLY_MOVED, ExporterTest.FAST)) {
-      ex.converge(TARGET, Set.of("http"), ownedOf(now, ONLY_MOVED));
-      assertThat(ex.awaitIdle(WAIT)).isTrue();
-    }
+    RecordingSink newOwner = newOwnerConverges(now);
     // one DELETE, one UPSERT of what changed: the two copies were one state
-    assertThat(newOwner.received).extracting(Record::key, Record::op).containsExactlyInAnyOrder(
-        org.assertj.core.groups.Tuple.tuple(key("obj-0"), Op.DELETE),
-        org.assertj.core.groups.Tuple.tuple(key("obj-1"), Op.UPSERT));
+    assertDeletesTheDeletedAndSendsTheChanged(newOwner);
     assertThat(shard(0).load(TARGET, "http").keySet()).doesNotContainAnyElementsOf(MOVED);
     assertThat(shard(1).load(TARGET, "http").keySet())
         .containsExactlyInAnyOrder(key("obj-1"), key("obj-2"));
@@ -243,6 +225,23 @@ class CheckpointHandoverTest {
     }
     assertThat(newOwner.received).extracting(Record::op).containsOnly(Op.UPSERT);
     assertThat(newOwner.receivedKeys()).containsExactlyInAnyOrder(key("obj-1"), key("obj-2"));
+  }
+
+  /** Shard 1, the new owner of the moved objects, converges to what it owns of {@code now}. */
+  private RecordingSink newOwnerConverges(List<Record> now) {
+    RecordingSink newOwner = new RecordingSink("http");
+    try (Exporter ex = exporter(shard(1), newOwner, ONLY_MOVED, ExporterTest.FAST)) {
+      ex.converge(TARGET, Set.of("http"), ownedOf(now, ONLY_MOVED));
+      assertThat(ex.awaitIdle(WAIT)).isTrue();
+    }
+    return newOwner;
+  }
+
+  /** Of the moved objects ({@link #clusterAfterTheMove}), obj-0 was deleted and obj-1 changed. */
+  private static void assertDeletesTheDeletedAndSendsTheChanged(RecordingSink newOwner) {
+    assertThat(newOwner.received).extracting(Record::key, Record::op).containsExactlyInAnyOrder(
+        org.assertj.core.groups.Tuple.tuple(key("obj-0"), Op.DELETE),
+        org.assertj.core.groups.Tuple.tuple(key("obj-1"), Op.UPSERT));
   }
 
   private static Map<String, Record> fold(List<Record> a, List<Record> b) {

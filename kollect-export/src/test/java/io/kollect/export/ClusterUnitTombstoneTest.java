@@ -37,8 +37,8 @@ class ClusterUnitTombstoneTest {
 
   @Test
   void aTargetOfOneClusterKeepsItsKey() {
-    assertThat(Exporter.recordTarget("ns/t", "ns")).isEqualTo("ns/t");
-    assertThat(Exporter.recordTarget("ns/t", "c1")).isEqualTo("ns/t");
-    assertThat(Exporter.recordTarget("c1/ns/t", "c1")).isEqualTo("ns/t");
+    assertThat(SinkDiff.recordTarget("ns/t", "ns")).isEqualTo("ns/t");
+    assertThat(SinkDiff.recordTarget("ns/t", "c1")).isEqualTo("ns/t");
+    assertThat(SinkDiff.recordTarget("c1/ns/t", "c1")).isEqualTo("ns/t");
   }
 }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 12 item 1 at the export level: a real HTTP receiver on loopback answers slower than the
+ * Latest state wins at the receiver, at the export level: a real HTTP receiver on loopback answers slower than the
  * sink's timeout while objects change, then recovers. Requests the exporter gave up on are still
  * applied by the receiver, late, after newer ones; with sequences a receiver that honours them
  * ends exact.

@@ -169,12 +169,18 @@ class ExporterTest {
     assertThat(exporter.sinkNames()).containsExactly("s");
   }
 
-  @Test
-  void removeTargetWithTombstonesDeletesEverythingThenForgetsTheTarget() {
+  /** Sink {@code s}, handed target {@code t}'s five records; what it received is cleared. */
+  private RecordingSink sinkHoldingFiveRecordsOfT() {
     RecordingSink sink = new RecordingSink("s");
     exporter.addSink(sink, FAST);
     converge("t", Set.of("s"), records("t", 5, 1));
     sink.clear();
+    return sink;
+  }
+
+  @Test
+  void removeTargetWithTombstonesDeletesEverythingThenForgetsTheTarget() {
+    RecordingSink sink = sinkHoldingFiveRecordsOfT();
     exporter.removeTarget("t", true);
     assertThat(exporter.awaitIdle(WAIT)).isTrue();
     assertThat(sink.received).hasSize(5).allMatch(r -> r.op() == Op.DELETE);
@@ -183,10 +189,7 @@ class ExporterTest {
 
   @Test
   void removeTargetWithoutTombstonesSendsNothing() {
-    RecordingSink sink = new RecordingSink("s");
-    exporter.addSink(sink, FAST);
-    converge("t", Set.of("s"), records("t", 5, 1));
-    sink.clear();
+    RecordingSink sink = sinkHoldingFiveRecordsOfT();
     exporter.removeTarget("t", false);
     assertThat(exporter.awaitIdle(WAIT)).isTrue();
     assertThat(sink.received).isEmpty();

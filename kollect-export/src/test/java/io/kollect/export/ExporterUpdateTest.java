@@ -226,7 +226,7 @@ class ExporterUpdateTest {
     ex.checkpointTick();
 
     clock.advance(Duration.ofHours(2));
-    for (int slice = 0; slice < Exporter.HEARTBEAT_SLICES; slice++) {
+    for (int slice = 0; slice < Heartbeats.SLICES; slice++) {
       ex.heartbeatTick("s", slice);
     }
     assertThat(ex.awaitIdle(WAIT)).isTrue();

@@ -41,7 +41,7 @@ class HeartbeatAfterRestartTest {
   /** Runs every slice once, in order, and returns how many records each tick sent. */
   private static List<Integer> oneRound(Exporter ex, RecordingSink sink) {
     List<Integer> perTick = new ArrayList<>();
-    for (int slice = 0; slice < Exporter.HEARTBEAT_SLICES; slice++) {
+    for (int slice = 0; slice < Heartbeats.SLICES; slice++) {
       int before = sink.received.size();
       ex.heartbeatTick("http", slice);
       assertThat(ex.awaitIdle(WAIT)).isTrue();
@@ -75,7 +75,7 @@ class HeartbeatAfterRestartTest {
       clock.advance(INTERVAL);
       List<Integer> perTick = oneRound(ex, second);
       assertThat(perTick.stream().mapToInt(Integer::intValue).sum()).isEqualTo(KEYS);
-      assertThat(perTick).allMatch(n -> n <= 3 * KEYS / Exporter.HEARTBEAT_SLICES);
+      assertThat(perTick).allMatch(n -> n <= 3 * KEYS / Heartbeats.SLICES);
       assertThat(new HashSet<>(second.receivedKeys())).hasSize(KEYS);
     }
   }
@@ -91,7 +91,7 @@ class HeartbeatAfterRestartTest {
       assertThat(ex.awaitIdle(WAIT)).isTrue();
       List<Integer> perTick = oneRound(ex, second);
       assertThat(perTick.stream().mapToInt(Integer::intValue).sum()).isEqualTo(KEYS);
-      assertThat(perTick).allMatch(n -> n <= 3 * KEYS / Exporter.HEARTBEAT_SLICES);
+      assertThat(perTick).allMatch(n -> n <= 3 * KEYS / Heartbeats.SLICES);
     }
   }
 
@@ -113,7 +113,7 @@ class HeartbeatAfterRestartTest {
       assertThat(second.received).isEmpty();
       List<Integer> perTick = oneRound(ex, second);
       assertThat(perTick.stream().mapToInt(Integer::intValue).sum()).isEqualTo(KEYS);
-      assertThat(perTick).allMatch(n -> n <= 3 * KEYS / Exporter.HEARTBEAT_SLICES);
+      assertThat(perTick).allMatch(n -> n <= 3 * KEYS / Heartbeats.SLICES);
       assertThat(second.received).extracting(Record::sequence).doesNotContainNull();
     }
   }

@@ -75,9 +75,9 @@ class HeartbeatTest {
 
   @Test
   void heartbeatSlicesSpreadKeysEvenlySoNoTickSendsABurst() {
-    int[] perSlice = new int[Exporter.HEARTBEAT_SLICES];
+    int[] perSlice = new int[Heartbeats.SLICES];
     for (int i = 0; i < 6400; i++) {
-      perSlice[Exporter.heartbeatSlice("ns/t", "apps/Deployment/ns/obj-" + i)]++;
+      perSlice[Heartbeats.slice("ns/t", "apps/Deployment/ns/obj-" + i)]++;
     }
     // 100 keys per tick on average; every tick gets its share, none a burst
     IntSummaryStatistics stats = IntStream.of(perSlice).summaryStatistics();

@@ -48,6 +48,22 @@ class RecordSequenceTest {
     }
   }
 
+  /**
+   * An exporter that delivered state 1 of key {@code a} and saw it checkpointed; then the store
+   * freezes, as a kill -9 stops every later write.
+   */
+  private static Exporter checkpointedStateOneThenFrozen(FreezableStore store, MutableClock clock,
+      RecordingSink sink) {
+    Exporter first = Exporter.builder().checkpointStore(store).clock(clock)
+        .checkpointInterval(Duration.ofMillis(10)).build();
+    first.addSink(sink, ExporterTest.FAST);
+    first.converge("t", Set.of("s"), List.of(record("t", "a", 1)));
+    assertThat(first.awaitIdle(WAIT)).isTrue();
+    await().atMost(WAIT).until(() -> !store.load("t", "s").isEmpty());
+    store.frozen = true;
+    return first;
+  }
+
   private static long micros(Instant t) {
     return ChronoUnit.MICROS.between(Instant.EPOCH, t);
   }
@@ -111,7 +127,7 @@ class RecordSequenceTest {
       sink.received.forEach(r -> first.put(r.key(), r.sequence()));
       sink.clear();
       clock.advance(Duration.ofHours(1));
-      for (int slice = 0; slice < Exporter.HEARTBEAT_SLICES; slice++) {
+      for (int slice = 0; slice < Heartbeats.SLICES; slice++) {
         ex.heartbeatTick("s", slice);
       }
       assertThat(ex.awaitIdle(WAIT)).isTrue();
@@ -146,14 +162,8 @@ class RecordSequenceTest {
     FreezableStore store = new FreezableStore();
     MutableClock clock = new MutableClock(T0);
     RecordingSink before = new RecordingSink("s");
-    Exporter first = Exporter.builder().checkpointStore(store).clock(clock)
-        .checkpointInterval(Duration.ofMillis(10)).build();
-    first.addSink(before, ExporterTest.FAST);
-    first.converge("t", Set.of("s"), List.of(record("t", "a", 1)));
-    assertThat(first.awaitIdle(WAIT)).isTrue();
-    await().atMost(WAIT).until(() -> !store.load("t", "s").isEmpty());
     // the process dies before the checkpoint holds the next states
-    store.frozen = true;
+    Exporter first = checkpointedStateOneThenFrozen(store, clock, before);
     for (int seq = 2; seq <= 5; seq++) {
       first.converge("t", Set.of("s"), List.of(record("t", "a", seq)));
       assertThat(first.awaitIdle(WAIT)).isTrue();
@@ -179,13 +189,7 @@ class RecordSequenceTest {
     FreezableStore store = new FreezableStore();
     MutableClock clock = new MutableClock(T0);
     RecordingSink before = new RecordingSink("s");
-    Exporter first = Exporter.builder().checkpointStore(store).clock(clock)
-        .checkpointInterval(Duration.ofMillis(10)).build();
-    first.addSink(before, ExporterTest.FAST);
-    first.converge("t", Set.of("s"), List.of(record("t", "a", 1)));
-    assertThat(first.awaitIdle(WAIT)).isTrue();
-    await().atMost(WAIT).until(() -> !store.load("t", "s").isEmpty());
-    store.frozen = true;
+    Exporter first = checkpointedStateOneThenFrozen(store, clock, before);
     // state 2 is delivered but never checkpointed; then the process dies
     first.converge("t", Set.of("s"), List.of(record("t", "a", 2)));
     assertThat(first.awaitIdle(WAIT)).isTrue();
@@ -202,7 +206,7 @@ class RecordSequenceTest {
       assertThat(second.awaitIdle(WAIT)).isTrue();
       assertThat(after.received).isEmpty(); // unchanged against the checkpoint
       clock.advance(Duration.ofHours(2));
-      second.heartbeatTick("s", Exporter.heartbeatSlice("t", key("a")));
+      second.heartbeatTick("s", Heartbeats.slice("t", key("a")));
       assertThat(second.awaitIdle(WAIT)).isTrue();
     }
     // the heartbeat's state 1 outranks the state 2 a sequence-honouring receiver holds
@@ -226,7 +230,7 @@ class RecordSequenceTest {
       assertThat(ex.awaitIdle(WAIT)).isTrue();
       assertThat(sink.received).isEmpty(); // unchanged since the checkpoint
       clock.advance(Duration.ofHours(2));
-      ex.heartbeatTick("s", Exporter.heartbeatSlice("t", old.key()));
+      ex.heartbeatTick("s", Heartbeats.slice("t", old.key()));
       assertThat(ex.awaitIdle(WAIT)).isTrue();
     }
     assertThat(sink.received).hasSize(1);

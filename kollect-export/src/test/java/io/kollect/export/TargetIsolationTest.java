@@ -226,7 +226,7 @@ class TargetIsolationTest {
     // neither the same state again nor a heartbeat offers it again
     exporter.converge("t", Set.of("endpoint"), desired);
     clock.advance(Duration.ofHours(2));
-    for (int slice = 0; slice < Exporter.HEARTBEAT_SLICES; slice++) {
+    for (int slice = 0; slice < Heartbeats.SLICES; slice++) {
       exporter.heartbeatTick("endpoint", slice);
     }
     assertThat(exporter.awaitIdle(WAIT)).isTrue();

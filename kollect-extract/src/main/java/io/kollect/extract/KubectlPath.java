@@ -9,7 +9,7 @@ import java.util.List;
  * applies it to Jackson trees.
  *
  * <p>Why Kollect evaluates kubectl's dialect itself rather than translating it for a general
- * JSONPath library (as it did with Jayway json-path up to issue 12): the dialects differ in
+ * JSONPath library (as it once did with Jayway json-path): the dialects differ in
  * meaning, not only in syntax, exactly where Kubernetes users rely on kubectl — slice steps and
  * negative slice ends relative to the array length, {@code [-1:0]} being an error, quoted union
  * members being paths ({@code ['metadata.name','status.capacity']}), {@code ..} inside filters,

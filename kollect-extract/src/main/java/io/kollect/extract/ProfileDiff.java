@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * What a candidate profile would deliver compared with a baseline, over the same objects: the
- * summary a shadow experiment reports and {@code kollect diff} prints (issue "Safe change").
+ * summary a shadow experiment reports and {@code kollect diff} prints (safe change: experiments).
  *
  * @param objects objects evaluated (in scope of either profile)
  * @param added records the candidate would send that the baseline does not

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 12 item 6: every real Helm 3 release record in shared/conformance/helm (read in place; see
+ * Helm conformance: every real Helm 3 release record in shared/conformance/helm (read in place; see
  * its README and decoded-summary.json) decodes through a {@code helmRelease: true} rule into the
  * facts the summary lists, with values scrubbed and nothing of the rendered manifest or chart
  * reachable; a plain Secret rule sees {@code data.release} only as metadata.

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 12 item 6: client-go's own JSONPath test table (124 cases, read in place from
+ * kubectl JSONPath conformance: client-go's own JSONPath test table (124 cases, read in place from
  * shared/conformance/jsonpath; see its README). Every single-block case of cases.json passes, scored
  * as the README says: with the case's allowMissingKeys, against {@code expected} (or {@code
  * expectedIfKeysSorted}; {@code <nil>} also right for a nil value, as kubectl 1.20 prints it); an

@@ -20,7 +20,7 @@ class ScrubberTest {
       "api_key", "apiKey", "x-api-key", "APIKEY", "access_key", "accessKeyId", "private_key", "privateKey",
       "credential", "credentials", "creds", "auth", "Authorization", "cookie", "Set-Cookie", "bearer",
       "connectionString", "dsn", "session_id", "signing-key", "encryptionKey",
-      // issue 12: segments (camelCase, snake_case, kebab-case, dotted) and one-run keys by their ending
+      // segment scrubbing: segments (camelCase, snake_case, kebab-case, dotted) and one-run keys by their ending
       "api-key", "client.secret", "GITHUBTOKEN", "MYSQL_ROOTPASSWORD", "password2", "db.password", "Db-Password"})
   void builtInSensitiveKeys(String key) {
     assertThat(scrubber.isSensitiveKey(key)).as(key).isTrue();
@@ -31,7 +31,7 @@ class ScrubberTest {
       "name", "image", "author", "authority", "passenger", "keys", "key", "secretName",
       "secretKeyRef", "secretRef", "imagePullSecrets", "passwordFile", "tokenPath", "automountServiceAccountToken",
       "serviceAccountName", "compass", "bypass", "monkey", "turkey",
-      // issue 12: a sensitive word inside a longer segment is not a match
+      // segment scrubbing: a sensitive word inside a longer segment is not a match
       "tokenizedPayments", "tokenizerModel", "tokenizer_mode", "secretary", "passwordless-login", "oauth"})
   void keysThatAreNotSensitive(String key) {
     assertThat(scrubber.isSensitiveKey(key)).as(key).isFalse();

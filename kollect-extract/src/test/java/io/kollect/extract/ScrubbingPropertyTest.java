@@ -27,7 +27,7 @@ class ScrubbingPropertyTest {
       "password", "DB_PASSWORD", "PGPASSWORD", "apiKey", "x-api-key", "client_secret", "authToken",
       "Authorization", "credentials", "privateKey", "cookie", "aws_access_key_id", "passwd", "pwd",
       "ssh-passphrase", "GITHUB_TOKEN", "connectionString", "auth",
-      // issue 12: segment forms and one-run keys matched by their ending
+      // segment scrubbing: segment forms and one-run keys matched by their ending
       "dbPassword", "api-key", "AWS_SECRET_ACCESS_KEY", "client.secret", "GITHUBTOKEN", "MYSQL_ROOTPASSWORD");
   static final List<String> NEUTRAL = List.of(
       "spec", "items", "config", "nested", "a", "b", "replicas", "image", "env", "mode", "x.y/z", "value", "name");

@@ -15,7 +15,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 
-/** Issue 12 item 4: what a profile sees of a Secret's values — metadata, never the values. */
+/** Secret values never leave: what a profile sees of a Secret's values is metadata only. */
 class SecretMetadataTest {
 
   static final byte[] KEY = "kollect-test-digest-key".getBytes(StandardCharsets.UTF_8);

@@ -4,7 +4,6 @@ import static io.kollect.informers.Fixtures.CONFIG_MAP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -22,31 +21,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** RBAC degradation, types that are not served yet, and broken watches, on a real API server. */
 class DegradationIT {
 
-  private static TestApiServer api;
-
-  @BeforeAll
-  static void startApiServer() {
-    api = new TestApiServer();
-  }
-
-  @AfterAll
-  static void stopApiServer() {
-    if (api != null) {
-      api.close();
-    }
-  }
+  @RegisterExtension static final PerClassApiServer api = new PerClassApiServer();
 
   private static void configMap(String namespace, String name) {
-    api.admin.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder()
-        .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
-        .addToData("k", "v").build()).create();
+    api.configMap(namespace, name, Map.of("k", "v"));
   }
 
   private static List<String> names(InformerLease lease) {
@@ -67,7 +51,7 @@ class DegradationIT {
     api.admin.rbac().roleBindings().inNamespace("rbac-a").resource(new RoleBindingBuilder()
         .withNewMetadata().withName("cm-reader").withNamespace("rbac-a").endMetadata()
         .withNewRoleRef("rbac.authorization.k8s.io", "Role", "cm-reader")
-        .withSubjects(new SubjectBuilder().withKind("User").withName(TestApiServer.READER_USER)
+        .withSubjects(new SubjectBuilder().withKind("User").withName(PerClassApiServer.READER_USER)
             .withApiGroup("rbac.authorization.k8s.io").build())
         .build()).create();
 
@@ -105,7 +89,7 @@ class DegradationIT {
       api.admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder()
           .withNewMetadata().withName("ns-lister").endMetadata()
           .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "ns-lister")
-          .withSubjects(new SubjectBuilder().withKind("User").withName(TestApiServer.READER_USER)
+          .withSubjects(new SubjectBuilder().withKind("User").withName(PerClassApiServer.READER_USER)
               .withApiGroup("rbac.authorization.k8s.io").build())
           .build()).create();
       await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
@@ -218,7 +202,7 @@ class DegradationIT {
       api.admin.rbac().roleBindings().inNamespace("poll").resource(new RoleBindingBuilder()
           .withNewMetadata().withName("gadget-reader").withNamespace("poll").endMetadata()
           .withNewRoleRef("rbac.authorization.k8s.io", "Role", "gadget-reader")
-          .withSubjects(new SubjectBuilder().withKind("User").withName(TestApiServer.READER_USER)
+          .withSubjects(new SubjectBuilder().withKind("User").withName(PerClassApiServer.READER_USER)
               .withApiGroup("rbac.authorization.k8s.io").build())
           .build()).create();
       api.admin.genericKubernetesResources("poll.kollect.io/v1", "Gadget").inNamespace("poll")

@@ -15,9 +15,8 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The first inventory on a real API server: events stream while the paginated list arrives, carry
@@ -26,19 +25,7 @@ import org.junit.jupiter.api.Test;
 class FirstListIT {
 
   private static final List<List<String>> DATA_A = List.of(List.of("data", "a"));
-  private static TestApiServer api;
-
-  @BeforeAll
-  static void startApiServer() {
-    api = new TestApiServer();
-  }
-
-  @AfterAll
-  static void stopApiServer() {
-    if (api != null) {
-      api.close();
-    }
-  }
+  @RegisterExtension static final PerClassApiServer api = new PerClassApiServer();
 
   private static void configMaps(String namespace, int count) {
     api.createNamespace(namespace);

@@ -4,7 +4,6 @@ import static io.kollect.informers.Fixtures.CONFIG_MAP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
@@ -20,32 +19,17 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The informer granularity rule (cluster-wide beyond the threshold) on a real API server. */
 class GranularityIT {
 
   private static final List<List<String>> DATA = List.of(List.of("data"));
-  private static TestApiServer api;
-
-  @BeforeAll
-  static void startApiServer() {
-    api = new TestApiServer();
-  }
-
-  @AfterAll
-  static void stopApiServer() {
-    if (api != null) {
-      api.close();
-    }
-  }
+  @RegisterExtension static final PerClassApiServer api = new PerClassApiServer();
 
   private static void configMap(String namespace, String name) {
-    api.admin.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder()
-        .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
-        .addToData("a", "1").build()).create();
+    api.configMap(namespace, name, Map.of("a", "1"));
   }
 
   private static List<String> namespaces(String prefix, int count, int objectsEach) {
@@ -124,7 +108,7 @@ class GranularityIT {
       api.admin.rbac().roleBindings().inNamespace(ns).resource(new RoleBindingBuilder()
           .withNewMetadata().withName("cm-reader").withNamespace(ns).endMetadata()
           .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "granularity-cm-reader")
-          .withSubjects(new SubjectBuilder().withKind("User").withName(TestApiServer.READER_USER)
+          .withSubjects(new SubjectBuilder().withKind("User").withName(PerClassApiServer.READER_USER)
               .withApiGroup("rbac.authorization.k8s.io").build())
           .build()).create();
     }

@@ -26,7 +26,7 @@ import org.openjdk.jol.info.GraphLayout;
 /**
  * Heap held per cached Deployment by a plain fabric8 informer, by the registry's default store
  * (managedFields and last-applied dropped) and by a 10-path projection; and per cached ConfigMap
- * of the issue-13 benchmark shape (two ~50-byte data keys, one label, 20 namespaces) by a plain
+ * of the operator-at-scale benchmark shape (two ~50-byte data keys, one label, 20 namespaces) by a plain
  * informer and by the projection store under a two-field profile; measured side by side in one
  * run on a real API server. Not a test: run it with
  * {@code ./mvnw -o -pl kollect-informers -Pbench test-compile exec:exec} (see docs/benchmarks.md).
@@ -46,7 +46,7 @@ public final class InformerMemoryBenchmark {
       List.of("status", "availableReplicas"),
       List.of("status", "conditions", "type"));
 
-  /** The issue-13 benchmark profile: two fields of a ConfigMap. */
+  /** The operator-at-scale benchmark profile: two fields of a ConfigMap. */
   static final List<List<String>> CONFIG_MAP_PROFILE = List.of(List.of("data", "a"), List.of("data", "b"));
 
   private static final String NAMESPACE = "bench";
@@ -269,8 +269,9 @@ public final class InformerMemoryBenchmark {
   }
 
   /**
-   * n ConfigMaps of the issue-13 shape: two data keys (~100 bytes together) and one label, spread
-   * over 20 namespaces, created with server-side defaults (managedFields included).
+   * n ConfigMaps of the operator-at-scale benchmark shape: two data keys (~100 bytes together)
+   * and one label, spread over 20 namespaces, created with server-side defaults (managedFields
+   * included).
    */
   private static void populateConfigMaps(KubernetesClient client, int n) throws Exception {
     for (int i = 0; i < CONFIG_MAP_NAMESPACES; i++) {

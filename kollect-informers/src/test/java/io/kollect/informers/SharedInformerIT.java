@@ -18,26 +18,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Sharing, scope planning, events and the cache shape, against a real API server. */
 class SharedInformerIT {
 
-  private static TestApiServer api;
-
-  @BeforeAll
-  static void startApiServer() {
-    api = new TestApiServer();
-  }
-
-  @AfterAll
-  static void stopApiServer() {
-    if (api != null) {
-      api.close();
-    }
-  }
+  @RegisterExtension static final PerClassApiServer api = new PerClassApiServer();
 
   private static InformerRegistry registry() {
     return new InformerRegistry(api.admin, InformerOptions.defaults()

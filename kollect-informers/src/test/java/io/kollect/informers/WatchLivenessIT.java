@@ -11,11 +11,11 @@ import io.kollect.testing.FreezableTcpProxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The watch liveness rule and paged lists, on a real API server run as clusters run it (watch
@@ -28,24 +28,10 @@ class WatchLivenessIT {
   /** How long the client waits on a silent watch: the window plus its grace. */
   private static final Duration GIVE_UP = WINDOW.plus(WatchLiveness.grace(WINDOW));
 
-  private static TestApiServer api;
-
-  @BeforeAll
-  static void startApiServer() {
-    api = TestApiServer.withWatchCache();
-  }
-
-  @AfterAll
-  static void stopApiServer() {
-    if (api != null) {
-      api.close();
-    }
-  }
+  @RegisterExtension static final PerClassApiServer api = PerClassApiServer.withWatchCache();
 
   private static void configMap(String namespace, String name, String value) {
-    api.admin.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder()
-        .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
-        .addToData("v", value).build()).create();
+    api.configMap(namespace, name, Map.of("v", value));
   }
 
   private static InformerOptions options(CountingMetrics metrics) {

@@ -233,60 +233,13 @@ public final class KafkaSink implements Sink {
     }
     try (Admin admin = Admin.create(ClientProperties.admin(config, current,
         "kollect-" + name + "-admin"))) {
-      boolean exists;
-      try {
-        admin.describeTopics(List.of(topic)).allTopicNames().get(timeoutMs,
-            TimeUnit.MILLISECONDS);
-        exists = true;
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
-          throw e;
-        }
-        exists = false;
-      }
-      if (!exists) {
-        KafkaSinkConfig.CreateTopic create = config.createTopic();
-        if (create == null) {
-          return new TopicCheck(TopicCheck.Status.ERROR, "TopicMissing", "topic " + topic
-              + " does not exist on " + brokers + " and createTopic is not set: create it"
-              + " compacted (cleanup.policy=compact) or set createTopic");
-        }
-        Map<String, String> configs = new LinkedHashMap<>();
-        configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
-        configs.put(TopicConfig.DELETE_RETENTION_MS_CONFIG,
-            String.valueOf(create.deleteRetention().toMillis()));
-        if (!create.minCompactionLag().isZero()) {
-          configs.put(TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG,
-              String.valueOf(create.minCompactionLag().toMillis()));
-        }
-        try {
-          admin.createTopics(List.of(new NewTopic(topic, create.partitions(),
-              create.replicationFactor()).configs(configs))).all().get(timeoutMs,
-                  TimeUnit.MILLISECONDS);
-          return new TopicCheck(TopicCheck.Status.READY, "TopicCreated", "topic " + topic
-              + " created on " + brokers + " with " + create.partitions() + " partition(s), "
-              + create.replicationFactor() + " replica(s), " + configs);
-        } catch (ExecutionException e) {
-          // another replica or sink created it meanwhile: check its configuration like any other
-          if (!(e.getCause() instanceof TopicExistsException)) {
-            throw e;
-          }
+      if (!exists(admin, topic, timeoutMs)) {
+        TopicCheck created = create(admin, topic, timeoutMs);
+        if (created != null) {
+          return created;
         }
       }
-      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-      Config topicConfig = admin.describeConfigs(List.of(resource)).all()
-          .get(timeoutMs, TimeUnit.MILLISECONDS).get(resource);
-      ConfigEntry policy = topicConfig == null ? null
-          : topicConfig.get(TopicConfig.CLEANUP_POLICY_CONFIG);
-      String value = policy == null ? "" : policy.value();
-      if (!List.of(value.split(",")).contains(TopicConfig.CLEANUP_POLICY_COMPACT)) {
-        return new TopicCheck(TopicCheck.Status.WARNING, "TopicNotCompacted", "topic " + topic
-            + " on " + brokers + " has cleanup.policy=" + value + ", not compact: deleted objects"
-            + " stay in the topic until retention drops them, and retention also drops live"
-            + " objects' last state; set cleanup.policy=compact");
-      }
-      return new TopicCheck(TopicCheck.Status.READY, "TopicReady", "topic " + topic + " on "
-          + brokers + " is compacted (cleanup.policy=" + value + ")");
+      return checkCompaction(admin, topic, timeoutMs);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return failedCheck(topic, e);
@@ -298,6 +251,73 @@ public final class KafkaSink implements Sink {
     } catch (KafkaException e) {
       return failedCheck(topic, e);
     }
+  }
+
+  private static boolean exists(Admin admin, String topic, long timeoutMs)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    try {
+      admin.describeTopics(List.of(topic)).allTopicNames().get(timeoutMs, TimeUnit.MILLISECONDS);
+      return true;
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+        throw e;
+      }
+      return false;
+    }
+  }
+
+  /**
+   * Creates the missing topic compacted when {@link KafkaSinkConfig#createTopic()} allows; null
+   * when another replica or sink created it meanwhile (it is then checked like any other).
+   */
+  private TopicCheck create(Admin admin, String topic, long timeoutMs)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    KafkaSinkConfig.CreateTopic create = config.createTopic();
+    if (create == null) {
+      return new TopicCheck(TopicCheck.Status.ERROR, "TopicMissing", "topic " + topic
+          + " does not exist on " + brokers + " and createTopic is not set: create it"
+          + " compacted (cleanup.policy=compact) or set createTopic");
+    }
+    Map<String, String> configs = new LinkedHashMap<>();
+    configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+    configs.put(TopicConfig.DELETE_RETENTION_MS_CONFIG,
+        String.valueOf(create.deleteRetention().toMillis()));
+    if (!create.minCompactionLag().isZero()) {
+      configs.put(TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG,
+          String.valueOf(create.minCompactionLag().toMillis()));
+    }
+    try {
+      admin.createTopics(List.of(new NewTopic(topic, create.partitions(),
+          create.replicationFactor()).configs(configs))).all().get(timeoutMs,
+              TimeUnit.MILLISECONDS);
+      return new TopicCheck(TopicCheck.Status.READY, "TopicCreated", "topic " + topic
+          + " created on " + brokers + " with " + create.partitions() + " partition(s), "
+          + create.replicationFactor() + " replica(s), " + configs);
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw e;
+      }
+      return null;
+    }
+  }
+
+  /** Whether the existing topic is compacted, as the inventory needs. */
+  private TopicCheck checkCompaction(Admin admin, String topic, long timeoutMs)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    Config topicConfig = admin.describeConfigs(List.of(resource)).all()
+        .get(timeoutMs, TimeUnit.MILLISECONDS).get(resource);
+    ConfigEntry policy = topicConfig == null ? null
+        : topicConfig.get(TopicConfig.CLEANUP_POLICY_CONFIG);
+    String value = policy == null ? "" : policy.value();
+    if (!List.of(value.split(",")).contains(TopicConfig.CLEANUP_POLICY_COMPACT)) {
+      return new TopicCheck(TopicCheck.Status.WARNING, "TopicNotCompacted", "topic " + topic
+          + " on " + brokers + " has cleanup.policy=" + value + ", not compact: deleted objects"
+          + " stay in the topic until retention drops them, and retention also drops live"
+          + " objects' last state; set cleanup.policy=compact");
+    }
+    return new TopicCheck(TopicCheck.Status.READY, "TopicReady", "topic " + topic + " on "
+        + brokers + " is compacted (cleanup.policy=" + value + ")");
   }
 
   private TopicCheck failedCheck(String topic, Throwable cause) {

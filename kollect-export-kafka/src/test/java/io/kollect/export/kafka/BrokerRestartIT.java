@@ -18,24 +18,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The broker goes away while changes stream in and comes back with what it acknowledged. */
 class BrokerRestartIT {
 
-  private static KafkaBroker broker;
-
-  @BeforeAll
-  static void startBroker() throws Exception {
-    broker = KafkaBroker.launch();
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    broker.close();
-  }
+  @RegisterExtension static final PerClassBroker broker = new PerClassBroker();
 
   @Test
   void aBrokerRestartMidStreamLosesNothingAndWritesDuringTheOutageFailRetryablyThenArrive()
@@ -82,7 +71,7 @@ class BrokerRestartIT {
       await().atMost(Duration.ofSeconds(30)).until(() -> rounds.get() >= 20
           && sink.topicCheck().writable());
 
-      broker.stop();
+      broker.broker().stop();
       // writes during the outage fail, retryably: the exporter keeps retrying them
       await().atMost(Duration.ofSeconds(30)).alias("two failed writes during the outage")
           .until(() -> ex.deliveryStatus(
@@ -93,7 +82,7 @@ class BrokerRestartIT {
       assertThat(outage.rejected()).isEmpty();
       int roundsAtRestart = rounds.get();
 
-      broker.start();
+      broker.broker().start();
       await().atMost(Duration.ofSeconds(60)).until(() -> rounds.get() >= roundsAtRestart + 50);
       running.set(false);
       writer.join(10_000);

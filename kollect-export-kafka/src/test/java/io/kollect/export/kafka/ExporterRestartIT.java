@@ -4,41 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kollect.export.Exporter;
 import io.kollect.export.FileCheckpointStore;
-import io.kollect.export.kafka.KafkaSinkConfig.CreateTopic;
 import io.kollect.export.kafka.TopicContent.Message;
 import io.kollect.extract.Record;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** An exporter restarted from its checkpoint sends the topic only what changed meanwhile. */
 class ExporterRestartIT {
 
-  private static KafkaBroker broker;
-
-  @BeforeAll
-  static void startBroker() throws Exception {
-    broker = KafkaBroker.launch();
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    broker.close();
-  }
+  @RegisterExtension static final PerClassBroker broker = new PerClassBroker();
 
   private static Exporter exporter(Path checkpoints, String topic) {
     Exporter ex = Exporter.builder().checkpointStore(new FileCheckpointStore(checkpoints)).build();
-    ex.addSink(new KafkaSink("fleet", KafkaSinkConfig.builder()
-        .bootstrapServers(broker.bootstrapServers()).topic(topic)
-        .createTopic(new CreateTopic(2, 1)).build()), KafkaSink.defaultOptions());
+    ex.addSink(broker.fleetSink(topic), KafkaSink.defaultOptions());
     return ex;
   }
 
@@ -46,10 +30,7 @@ class ExporterRestartIT {
   void aRestartFromTheCheckpointResendsNothingAcknowledgedAndTombstonesWhatWentMeanwhile(
       @TempDir Path checkpoints) throws Exception {
     String topic = "inventory-checkpoint";
-    List<Record> first = new ArrayList<>();
-    for (int i = 0; i < 50; i++) {
-      first.add(InventoryRecords.configMap("cm-" + i, 1));
-    }
+    List<Record> first = InventoryRecords.configMaps(50);
     try (Exporter ex = exporter(checkpoints, topic)) {
       ex.converge(InventoryRecords.TARGET, Set.of("fleet"), first);
       assertThat(ex.awaitIdle(Duration.ofSeconds(30))).isTrue();
@@ -68,10 +49,7 @@ class ExporterRestartIT {
     assertThat(all).hasSize(53);
     assertThat(all.stream().filter(m -> m.value() == null).map(Message::key))
         .containsExactly(InventoryRecords.key("cm-1"));
-    Map<String, Message> fold = TopicContent.fold(broker.bootstrapServers(), topic);
-    assertThat(fold.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey,
-        e -> e.getValue().headers().get("contentHash"))))
-        .isEqualTo(second.stream().collect(Collectors.toMap(KafkaSink::messageKey,
-            Record::contentHash)));
+    assertThat(broker.foldedHashes(topic))
+        .isEqualTo(PerClassBroker.hashesByMessageKey(second));
   }
 }

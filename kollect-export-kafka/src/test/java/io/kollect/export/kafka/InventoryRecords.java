@@ -7,7 +7,9 @@ import io.kollect.extract.GroupVersionKind;
 import io.kollect.extract.Op;
 import io.kollect.extract.Record;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /** Records of cluster {@code prod-eu-1}, target {@code platform/cms}, as extraction makes them. */
 final class InventoryRecords {
@@ -24,6 +26,11 @@ final class InventoryRecords {
   /** A ConfigMap {@code load/<name>} in state {@code version}; the content hash names both. */
   static Record configMap(String name, int version) {
     return record(CONFIG_MAP, "load", name, version, "");
+  }
+
+  /** ConfigMaps {@code cm-0} to {@code cm-<count - 1>}, all in state 1. */
+  static List<Record> configMaps(int count) {
+    return IntStream.range(0, count).mapToObj(i -> configMap("cm-" + i, 1)).toList();
   }
 
   /** As {@link #configMap} with a field of {@code padding} characters (for oversized records). */

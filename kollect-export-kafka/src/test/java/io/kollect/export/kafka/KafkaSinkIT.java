@@ -25,25 +25,14 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.common.config.ConfigResource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kafka sink against a real in-process KRaft broker (one per class, a topic per test). */
 class KafkaSinkIT {
 
   private static final AtomicInteger TOPICS = new AtomicInteger();
-  private static KafkaBroker broker;
-
-  @BeforeAll
-  static void startBroker() throws Exception {
-    broker = KafkaBroker.launch();
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    broker.close();
-  }
+  @RegisterExtension static final PerClassBroker broker = new PerClassBroker();
 
   private static String newTopic() {
     return "inventory-" + TOPICS.incrementAndGet();
@@ -120,7 +109,7 @@ class KafkaSinkIT {
   @Test
   void anOversizedRecordIsRejectedAloneAndTheOthersArrive() throws Exception {
     String topic = newTopic();
-    broker.createTopic(topic, 1, Map.of("cleanup.policy", "compact",
+    broker.broker().createTopic(topic, 1, Map.of("cleanup.policy", "compact",
         "max.message.bytes", "20000"));
     KafkaSink sink = new KafkaSink("fleet", config(topic).build());
     List<Record> batch = new ArrayList<>();
@@ -146,7 +135,7 @@ class KafkaSinkIT {
   @Test
   void throughTheExporterAnOversizedRecordIsReportedAndNeverBlocksTheOthers() throws Exception {
     String topic = newTopic();
-    broker.createTopic(topic, 1, Map.of("cleanup.policy", "compact",
+    broker.broker().createTopic(topic, 1, Map.of("cleanup.policy", "compact",
         "max.message.bytes", "20000"));
     KafkaSink sink = new KafkaSink("fleet", config(topic).build());
     List<Record> desired = new ArrayList<>();
@@ -185,7 +174,7 @@ class KafkaSinkIT {
             assertThat(e).hasMessageContaining(topic).hasMessageContaining("does not exist");
           });
     }
-    try (Admin admin = broker.admin()) {
+    try (Admin admin = broker.broker().admin()) {
       // the broker auto-creates topics on a producer's metadata request; the sink never asked
       assertThat(admin.listTopics().names().get()).doesNotContain(topic);
     }
@@ -203,7 +192,7 @@ class KafkaSinkIT {
       assertThat(sink.topicCheck()).isEqualTo(check);
       sink.write(List.of(InventoryRecords.configMap("a", 1).withSequence(1)));
     }
-    try (Admin admin = broker.admin()) {
+    try (Admin admin = broker.broker().admin()) {
       assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic)
           .partitions()).hasSize(3);
       ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
@@ -219,7 +208,7 @@ class KafkaSinkIT {
   @Test
   void anExistingTopicWithoutCompactionIsAWarningAndWritesGoOn() throws Exception {
     String topic = newTopic();
-    broker.createTopic(topic, 1, Map.of("cleanup.policy", "delete"));
+    broker.broker().createTopic(topic, 1, Map.of("cleanup.policy", "delete"));
     KafkaSink sink = new KafkaSink("fleet", config(topic).createTopic(new CreateTopic(1, 1))
         .build());
     try (sink) {
@@ -236,7 +225,7 @@ class KafkaSinkIT {
   @Test
   void anExistingCompactedTopicIsReady() throws Exception {
     String topic = newTopic();
-    broker.createTopic(topic, 1, Map.of("cleanup.policy", "compact"));
+    broker.broker().createTopic(topic, 1, Map.of("cleanup.policy", "compact"));
     try (KafkaSink sink = new KafkaSink("fleet", config(topic).build())) {
       assertThat(sink.checkTopic().reason()).isEqualTo("TopicReady");
     }

@@ -4,19 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kollect.export.Exporter;
 import io.kollect.export.FileCheckpointStore;
-import io.kollect.export.kafka.KafkaSinkConfig.CreateTopic;
 import io.kollect.export.kafka.TopicContent.Message;
 import io.kollect.extract.Record;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,17 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ShardCountChangeIT {
 
-  private static KafkaBroker broker;
-
-  @BeforeAll
-  static void startBroker() throws Exception {
-    broker = KafkaBroker.launch();
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    broker.close();
-  }
+  @RegisterExtension static final PerClassBroker broker = new PerClassBroker();
 
   private static boolean owns(int total, int index, String recordKey) {
     String name = recordKey.substring(recordKey.lastIndexOf('/') + 1);
@@ -50,9 +36,7 @@ class ShardCountChangeIT {
     try (Exporter ex = Exporter.builder()
         .checkpointStore(FileCheckpointStore.inShardLayout(root, index))
         .ownedKeys((target, key) -> owns(total, index, key)).build()) {
-      ex.addSink(new KafkaSink("fleet", KafkaSinkConfig.builder()
-          .bootstrapServers(broker.bootstrapServers()).topic(topic)
-          .createTopic(new CreateTopic(2, 1)).build()), KafkaSink.defaultOptions());
+      ex.addSink(broker.fleetSink(topic), KafkaSink.defaultOptions());
       ex.converge(InventoryRecords.TARGET, Set.of("fleet"), owned);
       assertThat(ex.awaitIdle(Duration.ofSeconds(30))).isTrue();
     }
@@ -62,10 +46,7 @@ class ShardCountChangeIT {
   void afterTwoShardsBecomeThreeWhileObjectsWentTheTopicFoldsToTheClusterWithoutResends(
       @TempDir Path root) throws Exception {
     String topic = "inventory-reshard";
-    List<Record> cluster = new ArrayList<>();
-    for (int i = 0; i < 30; i++) {
-      cluster.add(InventoryRecords.configMap("cm-" + i, 1));
-    }
+    List<Record> cluster = InventoryRecords.configMaps(30);
     runShard(root, topic, 2, 0, cluster);
     runShard(root, topic, 2, 1, cluster);
     assertThat(TopicContent.read(broker.bootstrapServers(), topic)).hasSize(30);
@@ -86,10 +67,6 @@ class ShardCountChangeIT {
     assertThat(all).hasSize(34);
     assertThat(all.stream().filter(m -> m.value() == null).map(Message::key))
         .containsExactlyInAnyOrder(InventoryRecords.key("cm-2"), InventoryRecords.key("cm-3"));
-    Map<String, Message> fold = TopicContent.fold(broker.bootstrapServers(), topic);
-    assertThat(fold.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey,
-        e -> e.getValue().headers().get("contentHash"))))
-        .isEqualTo(now.stream().collect(Collectors.toMap(KafkaSink::messageKey,
-            Record::contentHash)));
+    assertThat(broker.foldedHashes(topic)).isEqualTo(PerClassBroker.hashesByMessageKey(now));
   }
 }

@@ -2,6 +2,7 @@ package io.kollect.informers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,36 +10,49 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A real kube-apiserver for one test class, started with what these tests need: a static token
+ * A real kube-apiserver for one IT class, started before its first test and stopped after its
+ * last. Register it as a static field: {@code @RegisterExtension static final PerClassApiServer
+ * api = new PerClassApiServer();}. It is started with what these tests need: a static token
  * for a ServiceAccount-like user (RBAC tests), an audit log of every request received for the
  * resources the tests count, and by default no watch cache and etcd compaction every 2 s so a
  * watch resumed after a network cut must relist. {@link #withWatchCache()} runs it as clusters
  * do instead (watch cache on, default compaction), where a watch resumes from an older
  * resourceVersion without relisting.
  */
-final class TestApiServer implements AutoCloseable {
+final class PerClassApiServer implements BeforeAllCallback, AfterAllCallback {
 
   static final String READER_TOKEN = "kollect-reader-token";
   static final String READER_USER = "system:serviceaccount:kollect:reader";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final io.kollect.testing.TestApiServer server;
-  private final Path auditLog;
-  final KubernetesClient admin;
+  private final boolean watchCache;
+  private io.kollect.testing.TestApiServer server;
+  private Path auditLog;
+  /** An admin client; set once the class's tests start. */
+  KubernetesClient admin;
 
-  TestApiServer() {
+  PerClassApiServer() {
     this(false);
   }
 
   /** A server with the watch cache on and the default etcd compaction, as in clusters. */
-  static TestApiServer withWatchCache() {
-    return new TestApiServer(true);
+  static PerClassApiServer withWatchCache() {
+    return new PerClassApiServer(true);
   }
 
-  private TestApiServer(boolean watchCache) {
+  private PerClassApiServer(boolean watchCache) {
+    this.watchCache = watchCache;
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
     try {
       Path dir = Files.createTempDirectory("kollect-informers-it");
       Path policy = dir.resolve("audit-policy.yaml");
@@ -87,6 +101,13 @@ final class TestApiServer implements AutoCloseable {
 
   void createNamespace(String name) {
     server.namespace(name);
+  }
+
+  /** Creates a ConfigMap with {@code data} (as the admin). */
+  void configMap(String namespace, String name, Map<String, String> data) {
+    admin.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder()
+        .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
+        .addToData(data).build()).create();
   }
 
   /** Audit events (stage RequestReceived) whose fields match. */
@@ -142,7 +163,9 @@ final class TestApiServer implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    server.close();
+  public void afterAll(ExtensionContext context) {
+    if (server != null) {
+      server.close();
+    }
   }
 }

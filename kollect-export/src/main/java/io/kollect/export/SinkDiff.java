@@ -1,0 +1,216 @@
+package io.kollect.export;
+
+import io.kollect.export.DeliveryChannel.Pending;
+import io.kollect.extract.Op;
+import io.kollect.extract.Record;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What each sink of a target must be handed to converge to the target's current set: the records
+ * whose content differs from what the sink was last handed, each with a new sequence, and a DELETE
+ * for each key that left the set. Each (target, sink)'s state is opened from its checkpoint the
+ * first time the target names the sink ({@link CheckpointBook#open}).
+ *
+ * <p>Every method runs under the target's monitor, the caller's: that is what orders a diff
+ * against the heartbeat of the same target. A key's entry in {@link SinkState#enqueued} is
+ * replaced before its record is enqueued, so what a heartbeat finds there is never older than
+ * what was sent.
+ */
+final class SinkDiff {
+
+  private final ConfiguredSinks sinks;
+  private final CheckpointBook book;
+  private final SequenceClock sequences;
+  private final Clock clock;
+
+  SinkDiff(ConfiguredSinks sinks, CheckpointBook book, SequenceClock sequences, Clock clock) {
+    this.sinks = sinks;
+    this.book = book;
+    this.sequences = sequences;
+    this.clock = clock;
+  }
+
+  /** Makes {@code current} the target's complete set and syncs every named sink to it. */
+  void converge(TargetState ts, Set<String> sinkNames, Map<String, Record> current) {
+    ts.removing = false;
+    ts.current = current;
+    ts.complete = true;
+    ts.requestedSinks = sinkNames;
+    forgetSinksNotIn(ts, sinkNames);
+    for (String sink : sinkNames) {
+      sync(ts, sink, false);
+    }
+  }
+
+  /**
+   * Applies a change to the target's set and hands exactly that change to every named sink: an
+   * upsert that differs from what the sink was handed, a DELETE for a deleted key it was handed.
+   */
+  void update(TargetState ts, Set<String> sinkNames, Map<String, Record> changed,
+      Collection<String> deletedKeys) {
+    ts.removing = false;
+    if (!(ts.current instanceof LinkedHashMap)) {
+      ts.current = new LinkedHashMap<>(ts.current);
+    }
+    ts.current.putAll(changed);
+    for (String key : deletedKeys) {
+      ts.current.remove(key);
+    }
+    if (!sinkNames.equals(ts.requestedSinks)) {
+      forgetSinksNotIn(ts, sinkNames);
+      ts.requestedSinks = sinkNames;
+    }
+    Instant now = clock.instant();
+    for (String sink : sinkNames) {
+      DeliveryChannel channel = sinks.accepting(ts.target, sink);
+      if (channel == null) {
+        continue;
+      }
+      SinkState st = ts.bySink.computeIfAbsent(sink, k -> open(ts.target, k));
+      List<Pending> out = new ArrayList<>();
+      for (Map.Entry<String, Record> e : changed.entrySet()) {
+        offerIfChanged(st, e.getKey(), e.getValue(), now, out);
+      }
+      for (String key : deletedKeys) {
+        ExportedEntry prev = st.enqueued.remove(key);
+        if (prev != null) {
+          out.add(tombstoneOf(ts.target, st, key, prev));
+        }
+      }
+      channel.enqueue(out);
+    }
+  }
+
+  private void forgetSinksNotIn(TargetState ts, Set<String> sinkNames) {
+    for (Iterator<Map.Entry<String, SinkState>> it = ts.bySink.entrySet().iterator();
+        it.hasNext(); ) {
+      Map.Entry<String, SinkState> e = it.next();
+      if (!sinkNames.contains(e.getKey())) {
+        forget(e.getValue());
+        it.remove();
+      }
+    }
+  }
+
+  /**
+   * Diffs the target's current set against what was enqueued for one sink and enqueues the
+   * difference; with {@code resendAll} (the sink was replaced) against what it acknowledged, with
+   * unknown content.
+   */
+  void sync(TargetState ts, String sink, boolean resendAll) {
+    DeliveryChannel channel = sinks.accepting(ts.target, sink);
+    if (channel == null) {
+      return;
+    }
+    SinkState st = ts.bySink.get(sink);
+    if (st == null) {
+      st = open(ts.target, sink);
+      ts.bySink.put(sink, st);
+    } else if (resendAll) {
+      st.resetToAcknowledged();
+    }
+    Map<String, ExportedEntry> enqueued = st.enqueued;
+    List<Pending> out = new ArrayList<>();
+    Instant now = clock.instant();
+    for (Map.Entry<String, Record> e : ts.current.entrySet()) {
+      offerIfChanged(st, e.getKey(), e.getValue(), now, out);
+    }
+    // Every current key is in `enqueued` now, so it holds vanished keys exactly when it is larger;
+    // an unchanged set costs one lookup per record and no second pass.
+    // Until a converge handed over the complete set, a key missing from it proves nothing.
+    if (ts.complete && enqueued.size() > ts.current.size()) {
+      for (Iterator<Map.Entry<String, ExportedEntry>> it = enqueued.entrySet().iterator();
+          it.hasNext(); ) {
+        Map.Entry<String, ExportedEntry> e = it.next();
+        if (!ts.current.containsKey(e.getKey())) {
+          it.remove();
+          out.add(tombstoneOf(ts.target, st, e.getKey(), e.getValue()));
+        }
+      }
+    }
+    channel.enqueue(out);
+  }
+
+  /**
+   * Sends a DELETE for every entry kept for another shard (see {@link SinkState#waiting}) of a
+   * target that leaves with tombstones: the target leaves every shard at once, so a shard that
+   * has not taken those entries over yet never will.
+   */
+  void tombstoneWaiting(TargetState ts) {
+    for (SinkState st : ts.bySink.values()) {
+      DeliveryChannel channel = sinks.get(st.sink);
+      if (channel == null || sinks.isSuspended(st.sink)) {
+        continue;
+      }
+      List<Pending> out = new ArrayList<>();
+      for (Map.Entry<String, ExportedEntry> e : book.takeWaiting(st).entrySet()) {
+        // acknowledged until its DELETE is: that is what removes it from the store
+        st.acknowledged.putIfAbsent(e.getKey(), e.getValue());
+        out.add(tombstoneOf(ts.target, st, e.getKey(), e.getValue()));
+      }
+      channel.enqueue(out);
+    }
+  }
+
+  /** Drops a (target, sink) state: no tombstones, unsent records discarded, checkpoint deleted. */
+  void forget(SinkState st) {
+    book.forget(st);
+    DeliveryChannel channel = sinks.get(st.sink);
+    if (channel != null) {
+      channel.purge(st);
+    }
+  }
+
+  private SinkState open(String target, String sink) {
+    DeliveryChannel channel = sinks.get(sink);
+    return book.open(target, sink, channel != null && channel.sink().destinationSharedByShards());
+  }
+
+  /**
+   * Hands {@code r} to the sink's buffer when its content differs from what was last handed over
+   * for the key: a new state gets a new sequence, larger than any this key had (also before a
+   * restart).
+   */
+  private void offerIfChanged(SinkState st, String key, Record r, Instant now,
+      List<Pending> out) {
+    ExportedEntry prev = st.enqueued.get(key);
+    if (prev == null || !r.contentHash().equals(prev.contentHash())) {
+      Record sent = r.withSequence(sequences.next());
+      ExportedEntry entry = ExportedEntry.sent(sent, now);
+      st.enqueued.put(key, entry);
+      out.add(new Pending(st, key, sent, entry));
+    }
+  }
+
+  /** The DELETE of a key that left the set, with a new sequence. */
+  private Pending tombstoneOf(String target, SinkState st, String key, ExportedEntry last) {
+    return new Pending(st, key, tombstone(target, last).withSequence(sequences.next()), last);
+  }
+
+  private Record tombstone(String target, ExportedEntry e) {
+    return new Record(Op.DELETE, e.cluster(), recordTarget(target, e.cluster()), e.profile(),
+        e.resource(), e.namespace(), e.name(), e.uid(), null, clock.instant(), null, null, null,
+        null);
+  }
+
+  /**
+   * The target a DELETE names. A target read from several clusters is exported under one key per
+   * cluster, {@code cluster/ns/name} (cluster names hold no {@code /}), while its records name the
+   * target itself, {@code ns/name}: a DELETE must name it the same way as the UPSERT it undoes.
+   */
+  static String recordTarget(String exportKey, String cluster) {
+    if (cluster != null && exportKey.startsWith(cluster + "/")
+        && exportKey.indexOf('/', cluster.length() + 1) > 0) {
+      return exportKey.substring(cluster.length() + 1);
+    }
+    return exportKey;
+  }
+}
