@@ -16,7 +16,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * Operator-at-scale benchmarks of issue 13, run against the packaged operator as a black box (see
+ * Operator-at-scale benchmarks (P1, P2, P5, P6, P7 of docs/benchmarks.md), run against the packaged operator as a black box (see
  * docs/benchmarks.md, "Operator at scale"). Each scenario prints a markdown table on stdout
  * (progress goes to stderr) and writes its full results as JSON under {@code kollect-bench/target/}.
  */

@@ -21,7 +21,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * P7 (issue 14): what each added KollectCluster costs the packaged operator at a fixed inventory.
+ * P7 (remote clusters): what each added KollectCluster costs the packaged operator at a fixed inventory.
  * Two remote API servers hold the same fixture (ConfigMaps and Services of namespace {@code apps});
  * for each count N, N KollectClusters in the control namespace point at them alternately under
  * different names (each its own credential identity, so its own client and informers), one target

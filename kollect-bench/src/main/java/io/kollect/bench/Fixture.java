@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 /**
- * The fixed benchmark shape of issue 13: ConfigMaps with two data keys (~100 bytes together) and
+ * The fixed benchmark shape of the operator-at-scale runs: ConfigMaps with two data keys (~100 bytes together) and
  * one label, spread over 20 namespaces; one KollectProfile of two fields (one of them the change
  * stamp); targets, sinks and profile live in {@link #CONTROL_NAMESPACE}, which the operator is told
  * to trust ({@code --cluster-wide-namespaces}) so a target reads every namespace.

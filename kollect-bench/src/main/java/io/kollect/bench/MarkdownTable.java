@@ -3,14 +3,14 @@ package io.kollect.bench;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A markdown table: a label column, a goal column, a "today (issue 13)" column, measured columns. */
+/** A markdown table: a label column, a goal column, a "as filed" column (the figure when the goal was set), measured columns. */
 final class MarkdownTable {
 
   private final List<String> header;
   private final List<List<String>> rows = new ArrayList<>();
 
   MarkdownTable(List<String> measuredColumns) {
-    header = new ArrayList<>(List.of("", "goal", "today (issue 13)"));
+    header = new ArrayList<>(List.of("", "goal", "as filed"));
     header.addAll(measuredColumns);
   }
 
