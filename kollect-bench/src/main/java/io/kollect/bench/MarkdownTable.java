@@ -3,7 +3,7 @@ package io.kollect.bench;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A markdown table: a label column, a goal column, a "as filed" column (the figure when the goal was set), measured columns. */
+/** A markdown table: a label column, a goal column, an "as filed" column (the figure when the goal was set), measured columns. */
 final class MarkdownTable {
 
   private final List<String> header;
