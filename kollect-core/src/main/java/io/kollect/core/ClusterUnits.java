@@ -141,8 +141,7 @@ final class ClusterUnits {
     rt.records.clear();
     rt.dirty.clear();
     rt.context = null;
-    rt.exported = false;
-    rt.exportedSinks = Set.of();
+    HandOver.forgetExported(rt);
   }
 
   /**

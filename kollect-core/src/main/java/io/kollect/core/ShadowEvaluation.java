@@ -42,7 +42,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Shadow evaluation of candidate profiles (issue "Safe change"): for every target of a profile
+ * Shadow evaluation of candidate profiles (safe profile change): for every target of a profile
  * that has a candidate, what the candidate would deliver compared with what the target delivers,
  * over the same cached objects, with nothing of it delivered.
  *
@@ -98,28 +98,90 @@ final class ShadowEvaluation implements AutoCloseable {
         return t;
       });
 
-  ShadowEvaluation(String cluster, BiFunction<LeaseRequest, LeaseListener, InformerLease> leases,
-      Function<GenericKubernetesResource, JsonNode> toJson, Predicate<String> namespaceFilter,
-      TenantBoundary boundary, ExtractOptions extractOptions, Targets targets, Clock clock,
-      Duration interval) {
-    this(cluster, leases, toJson, namespaceFilter, boundary, extractOptions, targets, clock,
-        interval, Shard.NONE);
+  private ShadowEvaluation(Builder b) {
+    this.cluster = b.cluster;
+    this.leases = b.leases;
+    this.extractor = new RecordExtractor(b.toJson, b.shard);
+    this.namespaceFilter = b.namespaceFilter;
+    this.boundary = b.boundary;
+    this.extractOptions = b.extractOptions;
+    this.targets = b.targets;
+    this.clock = b.clock;
+    this.intervalNanos = b.interval.toNanos();
   }
 
-  /** @param shard the objects this engine owns: a candidate profile sees only those */
-  ShadowEvaluation(String cluster, BiFunction<LeaseRequest, LeaseListener, InformerLease> leases,
-      Function<GenericKubernetesResource, JsonNode> toJson, Predicate<String> namespaceFilter,
-      TenantBoundary boundary, ExtractOptions extractOptions, Targets targets, Clock clock,
-      Duration interval, Shard shard) {
-    this.cluster = cluster;
-    this.leases = leases;
-    this.extractor = new RecordExtractor(toJson, shard);
-    this.namespaceFilter = namespaceFilter;
-    this.boundary = boundary;
-    this.extractOptions = extractOptions;
-    this.targets = targets;
-    this.clock = clock;
-    this.intervalNanos = interval.toNanos();
+  /**
+   * Starts a shadow evaluation of the engine's cluster {@code cluster} that takes its leases from
+   * {@code leases} and finds a profile's targets with {@code targets}; the rest has defaults (all
+   * namespaces, no tenant boundary, no shard, {@link #DEFAULT_INTERVAL}).
+   */
+  static Builder builder(String cluster,
+      BiFunction<LeaseRequest, LeaseListener, InformerLease> leases, Targets targets) {
+    return new Builder(cluster, leases, targets);
+  }
+
+  /** What a {@link ShadowEvaluation} reads with. */
+  static final class Builder {
+    private final String cluster;
+    private final BiFunction<LeaseRequest, LeaseListener, InformerLease> leases;
+    private final Targets targets;
+    private Function<GenericKubernetesResource, JsonNode> toJson;
+    private Predicate<String> namespaceFilter = ns -> true;
+    private TenantBoundary boundary = TenantBoundary.off();
+    private ExtractOptions extractOptions = ExtractOptions.none();
+    private Clock clock = Clock.systemUTC();
+    private Duration interval = DEFAULT_INTERVAL;
+    private Shard shard = Shard.NONE;
+
+    private Builder(String cluster, BiFunction<LeaseRequest, LeaseListener, InformerLease> leases,
+        Targets targets) {
+      this.cluster = cluster;
+      this.leases = leases;
+      this.targets = targets;
+    }
+
+    /** How a cached object becomes the JSON extraction reads. */
+    Builder toJson(Function<GenericKubernetesResource, JsonNode> toJson) {
+      this.toJson = toJson;
+      return this;
+    }
+
+    Builder namespaceFilter(Predicate<String> filter) {
+      this.namespaceFilter = filter;
+      return this;
+    }
+
+    Builder boundary(TenantBoundary boundary) {
+      this.boundary = boundary;
+      return this;
+    }
+
+    /** How candidates are compiled (the digest key). */
+    Builder extractOptions(ExtractOptions options) {
+      this.extractOptions = options;
+      return this;
+    }
+
+    Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /** Least time between two evaluations of a profile's candidate after events. */
+    Builder interval(Duration interval) {
+      this.interval = interval;
+      return this;
+    }
+
+    /** The objects this engine owns: a candidate profile sees only those. */
+    Builder shard(Shard shard) {
+      this.shard = shard;
+      return this;
+    }
+
+    ShadowEvaluation build() {
+      return new ShadowEvaluation(this);
+    }
   }
 
   /** One profile's candidate and its per-target evaluations. */

@@ -9,6 +9,7 @@ import io.kollect.informers.ResourceEvent;
 import io.kollect.informers.ResourceType;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.BiFunction;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,6 +40,38 @@ final class TargetRuntime {
    * @param namespaceLabels the scope's namespace selector ({@code null} when it has none)
    */
   record Definition(TargetSpec spec, LabelSelectorMatcher namespaceLabels) {
+
+    /**
+     * Checks what the engine needs of a spec (no blank names, no {@code /} in a cluster name)
+     * and compiles it; throws naming the target and field when something is invalid.
+     */
+    static Definition validated(TargetSpec spec) {
+      Objects.requireNonNull(spec.id(), "spec.id");
+      requireName(spec.profileRef(), "spec.profileRef");
+      for (String ns : spec.scope().namespaces()) {
+        requireName(ns, "target " + spec.id() + ": scope.namespaces[]");
+      }
+      for (String n : spec.scope().names()) {
+        requireName(n, "target " + spec.id() + ": scope.names[]");
+      }
+      for (String sink : spec.sinkRefs()) {
+        requireName(sink, "target " + spec.id() + ": sinkRefs[]");
+      }
+      for (String cluster : spec.clusters()) {
+        requireName(cluster, "target " + spec.id() + ": clusters[]");
+        if (cluster.contains("/")) {
+          throw new IllegalArgumentException("target " + spec.id() + ": clusters[]: " + cluster
+              + " must not contain '/'");
+        }
+      }
+      return of(spec);
+    }
+
+    private static void requireName(String name, String what) {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException(what + ": must not be blank");
+      }
+    }
 
     /** Compiles the spec's selectors; throws naming the target and field when one is invalid. */
     static Definition of(TargetSpec spec) {

@@ -164,9 +164,8 @@ public final class EngineCostBenchmark {
           return lease;
         }
       };
-      reconciler = new TargetReconciler("bench", inputs, exporter, view, null, new TargetIndex(),
-          queue, ns -> true, obj -> serialization.convertValue(obj, JsonNode.class),
-          Clock.systemUTC());
+      reconciler = TargetReconciler.builder("bench", inputs, exporter, queue).view(view)
+          .toJson(obj -> serialization.convertValue(obj, JsonNode.class)).build();
       rt = new TargetRuntime(TargetRuntime.Definition.of(new TargetSpec(new TargetId("ns", "t"),
           1, "cm", TargetScope.everything(), List.of("null"), false)));
       queue.add(rt.id);
