@@ -13,21 +13,15 @@ import io.kollect.export.SinkOptions;
 import io.kollect.extract.ExtractOptions;
 import io.kollect.extract.ProfileDiff;
 import io.kollect.extract.ProfileSpec;
-import io.kollect.informers.InformerLease;
 import io.kollect.informers.InformerMetrics;
 import io.kollect.informers.InformerOptions;
 import io.kollect.informers.InformerRegistry;
-import io.kollect.informers.LeaseListener;
-import io.kollect.informers.LeaseRequest;
 import io.kollect.informers.StalledWatch;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -85,14 +79,13 @@ public final class KollectEngine implements AutoCloseable {
   private final WorkQueue<TargetId> queue;
   private final TargetIndex index = new TargetIndex();
   private final TargetReconciler reconciler;
-  private final ConcurrentHashMap<String, ProfileVersion> profiles = new ConcurrentHashMap<>();
-  private final Map<String, ConfiguredSink> sinks = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<TargetId, TargetRuntime> targets = new ConcurrentHashMap<>();
+  /** The profiles and sinks given. */
+  private final EngineCatalog catalog;
+  private final TargetSet targets = new TargetSet(index);
   private final Object lifecycle = new Object();
   /** The tenant boundary's cached access answers, or {@code null} when access is not checked. */
   private final AccessDecisions accessDecisions;
   private final TenantBoundary boundary;
-  private final ExtractOptions extractOptions;
   /** Stores statuses and tells listeners: the end of the status pipeline. */
   private final StatusPublisher publisher;
   /** Refreshes targets' delivery figures between reconciles; started with the workers. */
@@ -113,7 +106,6 @@ public final class KollectEngine implements AutoCloseable {
     this.workerCount = b.workers;
     this.shard = b.shard;
     this.cluster = b.cluster;
-    this.extractOptions = b.extractOptions;
     this.exportEnabled = b.exportEnabled;
     InformerOptions informerOptions = informerOptions(b);
     this.queue = new WorkQueue<>(RateLimiter.controllerDefault(b.retryBaseDelay, b.retryMaxDelay,
@@ -125,33 +117,30 @@ public final class KollectEngine implements AutoCloseable {
     this.checkpoints = new RetainingCheckpointStore(b.checkpointStore);
     this.exporter = exporter(b, checkpoints);
     this.hostInventorySink = b.inventorySink == null ? null : b.inventorySink.name();
-    if (b.boundaryConfigured()) {
-      AccessReviewer reviewer = b.accessReviewer != null ? b.accessReviewer
-          : AccessReviewer.subjectAccessReviews(b.client);
-      this.accessDecisions = new AccessDecisions(reviewer, b.accessReviewInterval,
-          this::accessChanged);
-      this.boundary = new TenantBoundary(accessDecisions,
-          b.trustedNamespaces == null ? Set.of() : b.trustedNamespaces,
-          b.defaultServiceAccount == null ? DEFAULT_SERVICE_ACCOUNT : b.defaultServiceAccount,
-          new ResourcePlurals(b.client));
-    } else {
-      this.accessDecisions = null;
-      this.boundary = TenantBoundary.off();
-    }
+    this.catalog = new EngineCatalog(exporter, b.extractOptions, hostInventorySink == null
+        ? Set.of(INVENTORY_VIEW) : Set.of(INVENTORY_VIEW, hostInventorySink));
+    this.accessDecisions = b.boundaryConfigured() ? new AccessDecisions(b.accessReviewer != null
+        ? b.accessReviewer : AccessReviewer.subjectAccessReviews(b.client),
+        b.accessReviewInterval, this::accessChanged) : null;
+    this.boundary = accessDecisions == null ? TenantBoundary.off() : new TenantBoundary(
+        accessDecisions, b.trustedNamespaces == null ? Set.of() : b.trustedNamespaces,
+        b.defaultServiceAccount == null ? DEFAULT_SERVICE_ACCOUNT : b.defaultServiceAccount,
+        new ResourcePlurals(b.client));
     KubernetesClient client = b.client;
     Function<GenericKubernetesResource, JsonNode> toJson =
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class);
-    this.reconciler = TargetReconciler.builder(b.cluster, new EngineInputs(b.warnObjectsPerTarget),
-            exporter, queue)
+    EngineInputs inputs = new EngineInputs(catalog, registry::lease, exporter,
+        () -> exportEnabled, b.warnObjectsPerTarget);
+    this.reconciler = TargetReconciler.builder(b.cluster, inputs, exporter, queue)
         .views(views).hostInventorySink(hostInventorySink).index(index)
         .namespaceFilter(b.namespaceFilter).toJson(toJson).boundary(boundary)
         .fullPassInterval(b.fullPassInterval).clusters(clusters).shard(shard).build();
     this.publisher = new StatusPublisher(queue, b.lastExportNotifyInterval, () -> exportEnabled);
-    this.deliveryRefresh = new DeliveryRefresh(new DeliveryRefresh.Parts(targets::values,
+    this.deliveryRefresh = new DeliveryRefresh(new DeliveryRefresh.Parts(targets::all,
         reconciler, queue, publisher, () -> exportEnabled && !closed), b.deliveryStatusInterval);
-    this.shadows = ShadowEvaluation.builder(b.cluster, registry::lease, this::targetsUsing)
+    this.shadows = ShadowEvaluation.builder(b.cluster, registry::lease, targets::unitsUsing)
         .toJson(toJson).namespaceFilter(b.namespaceFilter).boundary(boundary)
-        .extractOptions(extractOptions).interval(b.shadowInterval).shard(shard).build();
+        .extractOptions(b.extractOptions).interval(b.shadowInterval).shard(shard).build();
     CircuitBreaker circuits = b.circuitFailures > 0
         ? new CircuitBreaker(b.circuitFailures, b.circuitMaxCooldown) : CircuitBreaker.off();
     this.workers = new ReconcileWorkers(new ReconcileWorkers.Parts(queue, targets::get,
@@ -187,77 +176,15 @@ public final class KollectEngine implements AutoCloseable {
     return exporter;
   }
 
-  /** What the reconciler reads from the engine: profiles, sinks, the export flag, leases. */
-  private final class EngineInputs implements TargetReconciler.Inputs {
-    private final int warnObjectsPerTarget;
-
-    EngineInputs(int warnObjectsPerTarget) {
-      this.warnObjectsPerTarget = warnObjectsPerTarget;
-    }
-
-    @Override
-    public ProfileVersion profile(String name) {
-      return profiles.get(name);
-    }
-
-    @Override
-    public boolean sinkConfigured(String name) {
-      return sinks.containsKey(name);
-    }
-
-    @Override
-    public boolean exportEnabled() {
-      return exportEnabled;
-    }
-
-    @Override
-    public InformerLease lease(LeaseRequest request, LeaseListener listener) {
-      return registry.lease(request, listener);
-    }
-
-    @Override
-    public boolean sinkSuspended(String name) {
-      return exporter.isSinkSuspended(name);
-    }
-
-    @Override
-    public int warnObjectsPerTarget() {
-      return warnObjectsPerTarget;
-    }
-  }
-
   /** This engine's shard ({@link Shard#NONE} when the work is not split). */
   public Shard shard() {
     return shard;
   }
 
-  /** The units reading with {@code profile}: a fanned-out target's per-cluster units, else it. */
-  private List<TargetRuntime> targetsUsing(String profile) {
-    List<TargetRuntime> out = new ArrayList<>();
-    for (TargetId id : index.referencingProfile(profile)) {
-      TargetRuntime rt = targets.get(id);
-      if (rt == null) {
-        continue;
-      }
-      Map<String, TargetRuntime> units = rt.units;
-      if (units.isEmpty()) {
-        out.add(rt);
-      } else {
-        out.addAll(units.values());
-      }
-    }
-    return out;
-  }
-
   /** Re-enqueues the targets read as the ServiceAccount whose access answer changed. */
   private void accessChanged(AccessDecisions.Question q) {
-    TenantBoundary.ServiceAccountRef sa =
-        new TenantBoundary.ServiceAccountRef(q.saNamespace(), q.saName());
-    for (TargetRuntime rt : targets.values()) {
-      if (sa.equals(boundary.subjectOf(rt.spec()))) {
-        fullPass(rt.id);
-      }
-    }
+    targets.readAs(new TenantBoundary.ServiceAccountRef(q.saNamespace(), q.saName()), boundary)
+        .forEach(this::fullPass);
   }
 
   private void fullPass(TargetId id) {
@@ -282,17 +209,10 @@ public final class KollectEngine implements AutoCloseable {
   public void putProfile(String name, ProfileSpec spec) {
     requireName(name, "profile name");
     Objects.requireNonNull(spec, "spec");
-    ProfileVersion[] changed = new ProfileVersion[1];
-    profiles.compute(name, (k, old) -> {
-      if (old != null && old.spec().equals(spec)) {
-        return old;
-      }
-      changed[0] = ProfileVersion.compile(name, spec, old, extractOptions);
-      return changed[0];
-    });
-    if (changed[0] != null) {
-      if (changed[0].error() != null) {
-        LOG.warn("{}", changed[0].error());
+    ProfileVersion changed = catalog.putProfile(name, spec);
+    if (changed != null) {
+      if (changed.error() != null) {
+        LOG.warn("{}", changed.error());
       }
       index.referencingProfile(name).forEach(this::fullPass);
     }
@@ -300,8 +220,7 @@ public final class KollectEngine implements AutoCloseable {
 
   /** The validation message of the profile's current spec, if it is invalid. */
   public Optional<String> profileError(String name) {
-    ProfileVersion p = profiles.get(name);
-    return p == null ? Optional.empty() : Optional.ofNullable(p.error());
+    return catalog.profileError(name);
   }
 
   /**
@@ -310,14 +229,12 @@ public final class KollectEngine implements AutoCloseable {
    * profile is unknown or invalid.
    */
   public List<String> profileWarnings(String name) {
-    ProfileVersion p = profiles.get(name);
-    return p == null || p.error() != null || p.compiled() == null ? List.of()
-        : p.compiled().warnings();
+    return catalog.profileWarnings(name);
   }
 
   /** Removes a profile; targets using it report {@code ProfileNotFound} and stop reading. */
   public void removeProfile(String name) {
-    if (profiles.remove(name) != null) {
+    if (catalog.removeProfile(name)) {
       index.referencingProfile(name).forEach(this::fullPass);
     }
   }
@@ -337,36 +254,16 @@ public final class KollectEngine implements AutoCloseable {
     String name = sink.name();
     requireName(name, "sink name");
     ensureOpen();
-    if (name.equals(INVENTORY_VIEW) || name.equals(hostInventorySink)) {
-      throw new IllegalArgumentException("sink name: " + name + " is reserved (the engine's "
-          + "inventory)");
+    if (catalog.putSink(sink, options)) {
+      index.referencingSink(name).forEach(this::fullPass);
     }
-    synchronized (sinks) {
-      ConfiguredSink current = sinks.get(name);
-      if (current != null && current.sink() == sink) {
-        if (current.options().equals(options)) {
-          return;
-        }
-        throw new IllegalArgumentException("sink " + name + ": to change its options pass a new "
-            + "sink instance (the replaced instance is closed)");
-      }
-      exporter.addSink(sink, options);
-      sinks.put(name, new ConfiguredSink(sink, options));
-    }
-    index.referencingSink(name).forEach(this::fullPass);
   }
-
-  private record ConfiguredSink(Sink sink, SinkOptions options) {}
 
   /** Removes and closes a sink; targets naming it report {@code Degraded} {@code SinkNotFound}. */
   public void removeSink(String name) {
-    synchronized (sinks) {
-      if (sinks.remove(name) == null) {
-        return;
-      }
-      exporter.removeSink(name);
+    if (catalog.removeSink(name)) {
+      index.referencingSink(name).forEach(this::fullPass);
     }
-    index.referencingSink(name).forEach(this::fullPass);
   }
 
   /**
@@ -379,13 +276,7 @@ public final class KollectEngine implements AutoCloseable {
     Objects.requireNonNull(spec, "spec");
     TargetRuntime.Definition definition = TargetRuntime.Definition.validated(spec);
     ensureOpen();
-    targets.compute(spec.id(), (id, old) -> {
-      if (old == null) {
-        return new TargetRuntime(definition);
-      }
-      old.definition = definition;
-      return old;
-    });
+    targets.put(definition);
     index.putRefs(spec.id(), spec.profileRef(), spec.sinkRefs());
     fullPass(spec.id());
   }
@@ -423,7 +314,7 @@ public final class KollectEngine implements AutoCloseable {
             + "the objects that hash to it", cluster, shard.index(), shard.total());
       }
     }
-    targets.keySet().forEach(this::fullPass);
+    targets.ids().forEach(this::fullPass);
   }
 
   /**
@@ -442,7 +333,7 @@ public final class KollectEngine implements AutoCloseable {
     }
     // Stepping down must not delete the checkpoints the next leader converges from.
     checkpoints.retainingDuring(() -> {
-      for (TargetRuntime rt : targets.values()) {
+      for (TargetRuntime rt : targets.all()) {
         synchronized (rt) {
           publisher.forgetNotified(rt); // on: every status is reported afresh
           reconciler.forgetExportState(rt, !enabled);
@@ -465,12 +356,7 @@ public final class KollectEngine implements AutoCloseable {
     if (!started || closed) {
       return false;
     }
-    for (TargetRuntime rt : targets.values()) {
-      if (rt.status == null) {
-        return false;
-      }
-    }
-    return registry.allSynced();
+    return targets.allReconciled() && registry.allSynced();
   }
 
   /**
@@ -515,7 +401,7 @@ public final class KollectEngine implements AutoCloseable {
         if (left <= 0 || !exporter.awaitIdle(Duration.ofNanos(left))) {
           return false;
         }
-        if (queue.isIdle() && nothingDirty()) {
+        if (queue.isIdle() && targets.nothingDirty()) {
           return true;
         }
       }
@@ -523,19 +409,6 @@ public final class KollectEngine implements AutoCloseable {
       Thread.currentThread().interrupt();
       return false;
     }
-  }
-
-  /**
-   * Whether no target has a changed object waiting: a listener marks the key before it queues the
-   * target, so a dirty key is work even in the instant the queue looks idle.
-   */
-  private boolean nothingDirty() {
-    for (TargetRuntime rt : targets.values()) {
-      if (rt.anyDirty()) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**
@@ -552,7 +425,7 @@ public final class KollectEngine implements AutoCloseable {
       closed = true;
     }
     workers.stop();
-    for (TargetRuntime rt : targets.values()) {
+    for (TargetRuntime rt : targets.all()) {
       synchronized (rt) {
         rt.removed = true;
         TargetReconciler.closeAllLeases(rt);
@@ -610,11 +483,7 @@ public final class KollectEngine implements AutoCloseable {
 
   /** Re-runs every unit of the cluster: its connection changed state or was re-opened. */
   private void clusterHealthChanged(String cluster) {
-    for (TargetRuntime rt : targets.values()) {
-      if (rt.units.containsKey(cluster)) {
-        fullPass(rt.id);
-      }
-    }
+    targets.reading(cluster).forEach(this::fullPass);
   }
 
   // ---- safe change: forced passes, suspended sinks, circuits, shadow profiles -----------------
@@ -691,8 +560,7 @@ public final class KollectEngine implements AutoCloseable {
 
   /** How many reconciles of the target ran (including ones that waited for sync). */
   long reconcileCount(TargetId id) {
-    TargetRuntime rt = targets.get(id);
-    return rt == null ? 0 : rt.reconciles.get();
+    return targets.reconcileCount(id);
   }
 
   /** How many leases the candidate of the profile holds (over all its targets). */
@@ -706,13 +574,7 @@ public final class KollectEngine implements AutoCloseable {
 
   /** How many objects the target's reconciles actually extracted (memo misses). */
   long extractionCount(TargetId id) {
-    TargetRuntime rt = targets.get(id);
-    if (rt == null) {
-      return 0;
-    }
-    synchronized (rt) {
-      return rt.records.extractions();
-    }
+    return targets.extractionCount(id);
   }
 
   /** Re-asks every cached access question now, as the periodic re-check does. */
