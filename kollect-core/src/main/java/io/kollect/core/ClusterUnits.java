@@ -180,4 +180,15 @@ final class ClusterUnits {
       drop(unit, false, true);
     }
   }
+
+  /** Ends the leases of every unit and detaches it from its cluster (the engine closes). */
+  void closeAll(TargetRuntime rt) {
+    for (TargetRuntime unit : rt.units.values()) {
+      LeasePlan.closeAll(unit);
+      if (unit.connection != null) {
+        unit.connection.detach(unit.link);
+        unit.link = null;
+      }
+    }
+  }
 }

@@ -17,6 +17,7 @@ import io.kollect.informers.InformerMetrics;
 import io.kollect.informers.InformerOptions;
 import io.kollect.informers.InformerRegistry;
 import io.kollect.informers.StalledWatch;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -138,9 +139,9 @@ public final class KollectEngine implements AutoCloseable {
     this.publisher = new StatusPublisher(queue, b.lastExportNotifyInterval, () -> exportEnabled);
     this.deliveryRefresh = new DeliveryRefresh(new DeliveryRefresh.Parts(targets::all,
         reconciler, queue, publisher, () -> exportEnabled && !closed), b.deliveryStatusInterval);
-    this.shadows = ShadowEvaluation.builder(b.cluster, registry::lease, targets::unitsUsing)
-        .toJson(toJson).namespaceFilter(b.namespaceFilter).boundary(boundary)
-        .extractOptions(b.extractOptions).interval(b.shadowInterval).shard(shard).build();
+    this.shadows = new ShadowEvaluation(new ShadowEvaluation.Reading(b.cluster, registry::lease,
+        toJson, b.namespaceFilter, boundary, b.extractOptions, Clock.systemUTC(), shard),
+        targets::unitsUsing, b.shadowInterval);
     CircuitBreaker circuits = b.circuitFailures > 0
         ? new CircuitBreaker(b.circuitFailures, b.circuitMaxCooldown) : CircuitBreaker.off();
     this.workers = new ReconcileWorkers(new ReconcileWorkers.Parts(queue, targets::get,
@@ -425,12 +426,7 @@ public final class KollectEngine implements AutoCloseable {
       closed = true;
     }
     workers.stop();
-    for (TargetRuntime rt : targets.all()) {
-      synchronized (rt) {
-        rt.removed = true;
-        TargetReconciler.closeAllLeases(rt);
-      }
-    }
+    targets.all().forEach(reconciler::close);
     deliveryRefresh.close();
     shadows.close();
     if (accessDecisions != null) {

@@ -98,90 +98,36 @@ final class ShadowEvaluation implements AutoCloseable {
         return t;
       });
 
-  private ShadowEvaluation(Builder b) {
-    this.cluster = b.cluster;
-    this.leases = b.leases;
-    this.extractor = new RecordExtractor(b.toJson, b.shard);
-    this.namespaceFilter = b.namespaceFilter;
-    this.boundary = b.boundary;
-    this.extractOptions = b.extractOptions;
-    this.targets = b.targets;
-    this.clock = b.clock;
-    this.intervalNanos = b.interval.toNanos();
-  }
+  /**
+   * What a shadow evaluation reads with: the same as the engine's full passes.
+   *
+   * @param cluster the engine's own cluster's name
+   * @param leases where candidate leases of the engine's own cluster come from
+   * @param toJson how a cached object becomes the JSON extraction reads
+   * @param namespaceFilter namespaces the engine may read at all
+   * @param boundary what targets may read
+   * @param extractOptions how candidates are compiled (the digest key)
+   * @param clock stamps candidate records
+   * @param shard the objects this engine owns: a candidate profile sees only those
+   */
+  record Reading(String cluster, BiFunction<LeaseRequest, LeaseListener, InformerLease> leases,
+      Function<GenericKubernetesResource, JsonNode> toJson, Predicate<String> namespaceFilter,
+      TenantBoundary boundary, ExtractOptions extractOptions, Clock clock, Shard shard) {}
 
   /**
-   * Starts a shadow evaluation of the engine's cluster {@code cluster} that takes its leases from
-   * {@code leases} and finds a profile's targets with {@code targets}; the rest has defaults (all
-   * namespaces, no tenant boundary, no shard, {@link #DEFAULT_INTERVAL}).
+   * @param targets finds a profile's targets (their units when they fan out)
+   * @param interval least time between two evaluations of a profile's candidate after events
    */
-  static Builder builder(String cluster,
-      BiFunction<LeaseRequest, LeaseListener, InformerLease> leases, Targets targets) {
-    return new Builder(cluster, leases, targets);
-  }
-
-  /** What a {@link ShadowEvaluation} reads with. */
-  static final class Builder {
-    private final String cluster;
-    private final BiFunction<LeaseRequest, LeaseListener, InformerLease> leases;
-    private final Targets targets;
-    private Function<GenericKubernetesResource, JsonNode> toJson;
-    private Predicate<String> namespaceFilter = ns -> true;
-    private TenantBoundary boundary = TenantBoundary.off();
-    private ExtractOptions extractOptions = ExtractOptions.none();
-    private Clock clock = Clock.systemUTC();
-    private Duration interval = DEFAULT_INTERVAL;
-    private Shard shard = Shard.NONE;
-
-    private Builder(String cluster, BiFunction<LeaseRequest, LeaseListener, InformerLease> leases,
-        Targets targets) {
-      this.cluster = cluster;
-      this.leases = leases;
-      this.targets = targets;
-    }
-
-    /** How a cached object becomes the JSON extraction reads. */
-    Builder toJson(Function<GenericKubernetesResource, JsonNode> toJson) {
-      this.toJson = toJson;
-      return this;
-    }
-
-    Builder namespaceFilter(Predicate<String> filter) {
-      this.namespaceFilter = filter;
-      return this;
-    }
-
-    Builder boundary(TenantBoundary boundary) {
-      this.boundary = boundary;
-      return this;
-    }
-
-    /** How candidates are compiled (the digest key). */
-    Builder extractOptions(ExtractOptions options) {
-      this.extractOptions = options;
-      return this;
-    }
-
-    Builder clock(Clock clock) {
-      this.clock = clock;
-      return this;
-    }
-
-    /** Least time between two evaluations of a profile's candidate after events. */
-    Builder interval(Duration interval) {
-      this.interval = interval;
-      return this;
-    }
-
-    /** The objects this engine owns: a candidate profile sees only those. */
-    Builder shard(Shard shard) {
-      this.shard = shard;
-      return this;
-    }
-
-    ShadowEvaluation build() {
-      return new ShadowEvaluation(this);
-    }
+  ShadowEvaluation(Reading reading, Targets targets, Duration interval) {
+    this.cluster = reading.cluster();
+    this.leases = reading.leases();
+    this.extractor = new RecordExtractor(reading.toJson(), reading.shard());
+    this.namespaceFilter = reading.namespaceFilter();
+    this.boundary = reading.boundary();
+    this.extractOptions = reading.extractOptions();
+    this.targets = targets;
+    this.clock = reading.clock();
+    this.intervalNanos = interval.toNanos();
   }
 
   /** One profile's candidate and its per-target evaluations. */
@@ -495,6 +441,21 @@ final class ShadowEvaluation implements AutoCloseable {
         return null;
       }
     }
+    Map<String, Object> candidate = readCandidate(s, ts, rt, snap);
+    Integer max = snap.spec().maxObjects();
+    if (max != null) {
+      capCandidate(candidate, max);
+    }
+    return diff(ts, snap, candidate);
+  }
+
+  /**
+   * The candidate's outcome per record key (a record, or an extraction error's message) over the
+   * candidate leases, in the target's scope and boundary; extracts only objects whose {@code
+   * resourceVersion} changed since the last evaluation.
+   */
+  private Map<String, Object> readCandidate(Shadow s, TargetShadow ts, TargetRuntime rt,
+      Snapshot snap) {
     // On another cluster the credential is the boundary (as in the unit's own full pass).
     TenantBoundary unitBoundary = rt.connection == null ? boundary : TenantBoundary.off();
     TenantBoundary.ServiceAccountRef subject = unitBoundary.subjectOf(snap.spec());
@@ -512,10 +473,8 @@ final class ShadowEvaluation implements AutoCloseable {
       }
       for (GenericKubernetesResource obj : e.getValue().list()) {
         String ns = obj.getMetadata() == null ? null : obj.getMetadata().getNamespace();
-        if (ns != null && snap.namespaces().all() && !namespaceFilter.test(ns)) {
-          continue;
-        }
-        if (!access.allows(ns)) {
+        if ((ns != null && snap.namespaces().all() && !namespaceFilter.test(ns))
+            || !access.allows(ns)) {
           continue;
         }
         ObjectKey key = ObjectKey.of(type, ns, obj.getMetadata().getName());
@@ -529,20 +488,25 @@ final class ShadowEvaluation implements AutoCloseable {
       }
     }
     ts.memo = memo;
-    Integer max = snap.spec().maxObjects();
-    if (max != null) {
-      // The candidate would deliver the first max records in key order, as the target does.
-      int kept = 0;
-      for (Map.Entry<String, Object> e : new TreeMap<>(candidate).entrySet()) {
-        if (e.getValue() instanceof Record) {
-          if (kept >= max) {
-            candidate.put(e.getKey(), null);
-          } else {
-            kept++;
-          }
+    return candidate;
+  }
+
+  /** The candidate would deliver the first {@code max} records in key order, as the target does. */
+  private static void capCandidate(Map<String, Object> candidate, int max) {
+    int kept = 0;
+    for (Map.Entry<String, Object> e : new TreeMap<>(candidate).entrySet()) {
+      if (e.getValue() instanceof Record) {
+        if (kept >= max) {
+          candidate.put(e.getKey(), null);
+        } else {
+          kept++;
         }
       }
     }
+  }
+
+  /** The difference between the target's records and the candidate's, key by key. */
+  private static ProfileDiff diff(TargetShadow ts, Snapshot snap, Map<String, Object> candidate) {
     ProfileDiff.Accumulator acc = ProfileDiff.accumulator(ProfileDiff.DEFAULT_SAMPLES);
     List<String> all = new ArrayList<>(snap.baselineKeys());
     for (String key : candidate.keySet()) {

@@ -27,6 +27,31 @@ import java.util.concurrent.atomic.AtomicLong;
  * whose spec names clusters fans out: it holds one child runtime per cluster in {@link #units},
  * each a unit with its own leases, records, export state and status, and its own fields stay
  * empty. Children are guarded by their target's monitor.
+ *
+ * <p><b>Who writes what.</b> The runtime is a place, not an actor: each group of fields is
+ * written by the one unit that owns that state, and only read elsewhere.
+ *
+ * <table>
+ *   <caption>Owners of a runtime's state</caption>
+ *   <tr><th>state</th><th>written by</th></tr>
+ *   <tr><td>{@link #records}</td><td>{@link RecordChanges#apply} (the passes); cleared on
+ *       removal</td></tr>
+ *   <tr><td>{@link #dirty}</td><td>the lease listener (marks), the passes (drain)</td></tr>
+ *   <tr><td>{@link #leases}, {@link #namespaceLease}</td><td>{@link LeasePlan} and {@link
+ *       NamespaceScope}</td></tr>
+ *   <tr><td>{@link #units}, {@link #link}</td><td>{@link ClusterUnits}</td></tr>
+ *   <tr><td>{@link #context}, {@link #lastFullPassNanos}, resync parking</td><td>{@link
+ *       TargetReconciler} (dropped by {@link ClusterUnits} and {@link TargetSuspension}, which
+ *       request a full pass instead)</td></tr>
+ *   <tr><td>{@link #exported}, {@link #exportedSinks}, {@link #cap}</td><td>{@link HandOver}
+ *       (with its {@link ExportCap})</td></tr>
+ *   <tr><td>{@link #status}, {@link #notified}</td><td>{@link StatusPublisher} (a unit's status:
+ *       {@link TargetReconciler})</td></tr>
+ *   <tr><td>{@link #definition}</td><td>{@link TargetSet} (a unit's: {@link
+ *       ClusterUnits})</td></tr>
+ *   <tr><td>{@link #removed}</td><td>{@link TargetReconciler} (a unit's: {@link
+ *       ClusterUnits})</td></tr>
+ * </table>
  */
 final class TargetRuntime {
 
