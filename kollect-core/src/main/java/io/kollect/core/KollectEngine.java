@@ -78,12 +78,14 @@ public final class KollectEngine implements AutoCloseable {
   private final Shard shard;
   private final String cluster;
   private final WorkQueue<TargetId> queue;
-  private final TargetIndex index = new TargetIndex();
+  /** Which targets an event, a profile or a sink concerns. */
+  private final TargetIndex index;
   private final TargetReconciler reconciler;
   /** The profiles and sinks given. */
   private final EngineCatalog catalog;
-  private final TargetSet targets = new TargetSet(index);
-  private final Object lifecycle = new Object();
+  private final TargetSet targets;
+  /** Orders start, close and export switches. */
+  private final Object lifecycle;
   /** The tenant boundary's cached access answers, or {@code null} when access is not checked. */
   private final AccessDecisions accessDecisions;
   private final TenantBoundary boundary;
@@ -108,6 +110,9 @@ public final class KollectEngine implements AutoCloseable {
     this.shard = b.shard;
     this.cluster = b.cluster;
     this.exportEnabled = b.exportEnabled;
+    this.lifecycle = new Object();
+    this.index = new TargetIndex();
+    this.targets = new TargetSet(index);
     InformerOptions informerOptions = informerOptions(b);
     this.queue = new WorkQueue<>(RateLimiter.controllerDefault(b.retryBaseDelay, b.retryMaxDelay,
         b.retryQps, b.retryBurst, RateLimiter.Ticker.SYSTEM), RateLimiter.Ticker.SYSTEM);
@@ -130,12 +135,7 @@ public final class KollectEngine implements AutoCloseable {
     KubernetesClient client = b.client;
     Function<GenericKubernetesResource, JsonNode> toJson =
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class);
-    EngineInputs inputs = new EngineInputs(catalog, registry::lease, exporter,
-        () -> exportEnabled, b.warnObjectsPerTarget);
-    this.reconciler = TargetReconciler.builder(b.cluster, inputs, exporter, queue)
-        .views(views).hostInventorySink(hostInventorySink).index(index)
-        .namespaceFilter(b.namespaceFilter).toJson(toJson).boundary(boundary)
-        .fullPassInterval(b.fullPassInterval).clusters(clusters).shard(shard).build();
+    this.reconciler = reconciler(b, toJson);
     this.publisher = new StatusPublisher(queue, b.lastExportNotifyInterval, () -> exportEnabled);
     this.deliveryRefresh = new DeliveryRefresh(new DeliveryRefresh.Parts(targets::all,
         reconciler, queue, publisher, () -> exportEnabled && !closed), b.deliveryStatusInterval);
@@ -146,6 +146,17 @@ public final class KollectEngine implements AutoCloseable {
         ? new CircuitBreaker(b.circuitFailures, b.circuitMaxCooldown) : CircuitBreaker.off();
     this.workers = new ReconcileWorkers(new ReconcileWorkers.Parts(queue, targets::get,
         reconciler, circuits, publisher, rt -> shadows.touched(rt.spec().profileRef())));
+  }
+
+  /** The reconciler, reading through this engine's catalog, registry, clusters and boundary. */
+  private TargetReconciler reconciler(Builder b,
+      Function<GenericKubernetesResource, JsonNode> toJson) {
+    EngineInputs inputs = new EngineInputs(catalog, registry::lease, exporter,
+        () -> exportEnabled, b.warnObjectsPerTarget);
+    return TargetReconciler.builder(b.cluster, inputs, exporter, queue)
+        .views(views).hostInventorySink(hostInventorySink).index(index)
+        .namespaceFilter(b.namespaceFilter).toJson(toJson).boundary(boundary)
+        .fullPassInterval(b.fullPassInterval).clusters(clusters).shard(shard).build();
   }
 
   private static InformerOptions informerOptions(Builder b) {

@@ -127,13 +127,13 @@ final class TargetRuntime {
    * The units of a target whose spec names clusters, by cluster name in spec order (empty
    * otherwise); replaced whole, so readers without the monitor see a consistent map.
    */
-  volatile Map<String, TargetRuntime> units = Map.of();
+  volatile Map<String, TargetRuntime> units;
   volatile Definition definition;
   /** Set once, under the monitor, by removal; a reconcile that sees it does nothing. */
   boolean removed;
 
   /** Leases per resource type of the profile, in the resolved scope. */
-  final Map<ResourceType, InformerLease> leases = new HashMap<>();
+  final Map<ResourceType, InformerLease> leases;
   /** The lease on {@code v1/Namespace} that resolves a namespace selector, if any. */
   InformerLease namespaceLease;
 
@@ -142,12 +142,12 @@ final class TargetRuntime {
    * informer threads without the monitor, drained by delta passes; a full pass reads everything
    * and clears it.
    */
-  final ConcurrentHashMap<ObjectKey, ResourceEvent> dirty = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<ObjectKey, ResourceEvent> dirty;
   /** Whether the next pass must be a full pass; set by whatever a delta cannot judge. */
-  private final AtomicBoolean fullPassRequested = new AtomicBoolean(true);
+  private final AtomicBoolean fullPassRequested;
 
   /** What the target holds per object: memo, desired set, counts and errors in one. */
-  final TargetRecords records = new TargetRecords();
+  final TargetRecords records;
   /** What the last full pass decided, reused by delta passes; {@code null} before the first. */
   PassContext context;
   /** When the last full pass ran ({@link System#nanoTime()}). */
@@ -167,23 +167,28 @@ final class TargetRuntime {
   TargetStatus notified;
   long notifiedAtNanos;
 
-  final AtomicLong reconciles = new AtomicLong();
+  final AtomicLong reconciles;
 
   TargetRuntime(Definition definition) {
-    this.id = definition.spec().id();
-    this.definition = definition;
-    this.unit = UnitKey.local(id);
-    this.cluster = null;
-    this.exportKey = id.toString();
-    this.connection = null;
+    this(definition, null, definition.spec().id().toString(), null);
   }
 
-  /** A unit of a fanned-out target: the target as read from {@code cluster}. */
+  /**
+   * A unit of a fanned-out target: the target as read from {@code cluster} ({@code null}: the
+   * target is its own unit on the engine's cluster).
+   */
   TargetRuntime(Definition definition, String cluster, String exportKey,
       ClusterConnection connection) {
     this.id = definition.spec().id();
     this.definition = definition;
     this.unit = new UnitKey(id, cluster);
+    // State starts empty, and the first pass is a full one.
+    this.units = Map.of();
+    this.leases = new HashMap<>();
+    this.dirty = new ConcurrentHashMap<>();
+    this.fullPassRequested = new AtomicBoolean(true);
+    this.records = new TargetRecords();
+    this.reconciles = new AtomicLong();
     this.cluster = cluster;
     this.exportKey = exportKey;
     this.connection = connection;
