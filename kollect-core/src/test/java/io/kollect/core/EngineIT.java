@@ -61,6 +61,13 @@ class EngineIT {
     return engine;
   }
 
+  /** Every status the engine's listeners hear from now on, in order. */
+  static List<TargetStatus> heard(KollectEngine engine) {
+    List<TargetStatus> heard = new CopyOnWriteArrayList<>();
+    engine.addStatusListener(heard::add);
+    return heard;
+  }
+
   static TargetStatus awaitStatus(KollectEngine engine, TargetId id,
       java.util.function.Predicate<TargetStatus> p) {
     return await().atMost(WAIT).until(() -> engine.status(id).orElse(null),
@@ -273,8 +280,7 @@ class EngineIT {
     api.cluster().namespace("level");
     api.cluster().deployment("level", "x", "x:1", 1);
     KollectEngine engine = engine();
-    List<TargetStatus> heard = new CopyOnWriteArrayList<>();
-    engine.addStatusListener(heard::add);
+    List<TargetStatus> heard = heard(engine);
     OneTarget arranged = OneTarget.started(engine, "level", "level", "p");
     RecordingSink sink = arranged.sink();
     TargetSpec spec = arranged.spec();
@@ -411,8 +417,7 @@ class EngineIT {
     KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .exportEnabled(false).lastExportNotifyInterval(Duration.ZERO).build();
     api.closedAfterTest(engine);
-    List<TargetStatus> heard = new CopyOnWriteArrayList<>();
-    engine.addStatusListener(heard::add);
+    List<TargetStatus> heard = heard(engine);
     OneTarget arranged = OneTarget.started(engine, "standby", "standby", "p");
     RecordingSink sink = arranged.sink();
     TargetSpec spec = arranged.spec();
@@ -466,8 +471,7 @@ class EngineIT {
     KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .lastExportNotifyInterval(Duration.ofSeconds(8)).build();
     api.closedAfterTest(engine);
-    List<TargetStatus> heard = new CopyOnWriteArrayList<>();
-    engine.addStatusListener(heard::add);
+    List<TargetStatus> heard = heard(engine);
     OneTarget arranged = OneTarget.started(engine, "storm", "storm", "p");
     RecordingSink sink = arranged.sink();
     TargetSpec spec = arranged.spec();
