@@ -338,12 +338,13 @@ final class TargetReconciler {
     Instant now = clock.instant();
     long nanos = System.nanoTime();
     boolean handedOver = false;
+    // plan: a full pass when one was requested or is due, else only the dirty keys
     if (rt.takeFullPassRequest() | rt.context == null | fullPassDue(rt, nanos)) {
       FullPass.Result full = (rt.connection == null ? fullPass : remoteFullPass).run(rt,
           new StatusBuilder(rt, rt.definition.spec(), now), listener(rt));
       rt.context = full.context();
       rt.lastFullPassNanos = nanos;
-      if (full.changes() != null) {
+      if (full.changes() != null) { // hand over (null: stopped early, nothing to converge to)
         handedOver = handOver.full(rt, full.changes(), full.context().sinks(),
             full.context().exporting());
       }
@@ -355,6 +356,7 @@ final class TargetReconciler {
     PassContext ctx = rt.context;
     if (!rt.dirty.isEmpty()) {
       RecordChanges changes = deltaPass.run(rt, ctx, now);
+      // hand over
       handedOver |= handOver.delta(rt, changes, ctx.sinks(),
           ctx.exporting() && inputs.exportEnabled());
       if (rt.fullPassPending()) {
@@ -362,7 +364,7 @@ final class TargetReconciler {
       }
     }
     parkFullPass(rt, nanos);
-    return status(rt, ctx, now, handedOver);
+    return status(rt, ctx, now, handedOver); // status; the caller publishes it
   }
 
   private boolean fullPassDue(TargetRuntime rt, long nanos) {
