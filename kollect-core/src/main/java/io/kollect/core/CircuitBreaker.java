@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A circuit breaker per target (issue "Safe change"): a target whose reconciles keep failing is
+ * A circuit breaker per target (safe change): a target whose reconciles keep failing is
  * skipped for a while instead of being retried at the work queue's pace.
  *
  * <p><b>What fails.</b> A reconcile that throws (an API call it depends on failed: an access
@@ -24,6 +24,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * cool-down. {@link #grantAttempt} (a host's forced reconcile, or a changed spec, profile, sink
  * or access answer: maybe the fix) makes the next reconcile such an attempt at once. Events that arrive while open stay marked dirty (bounded by objects), so
  * nothing is lost.
+ *
+ * <p><b>Why not Failsafe or resilience4j.</b> Both have a consecutive-failures breaker with an
+ * open state that can back off (Failsafe's {@code withDelayFn}, resilience4j's {@code
+ * waitIntervalFunctionInOpenState}) and a manual half-open. What they lack is what this one is
+ * for: (a) one breaker per target, created on the first failure and forgotten with the target
+ * (a resilience4j {@code CircuitBreakerRegistry} would do that part, Failsafe has none); (b) the
+ * caller's clock ({@code now} is passed in, the same instant the status is stamped with; both
+ * libraries read their own clock); (c) a status that names the consecutive
+ * failures, the last error and the time of the next attempt ({@link #decorate}), which neither
+ * exposes; and (d) a skip that parks the key on the work queue's delay line until the attempt is
+ * due, rather than rejecting a call. Wrapping either would keep all of this class and add
+ * translation, so it stays hand-written.
  *
  * <p>Thread-safe: one target is worked by one worker at a time; per-target state is guarded by
  * its own monitor.
@@ -196,29 +208,19 @@ final class CircuitBreaker {
         continue;
       }
       if (open && c.type().equals(Condition.READY)) {
-        conditions.add(condition(Condition.READY, StatusBuilder.FALSE, Condition.CIRCUIT_OPEN,
-            "skipped while its circuit is open: " + message, previous, now));
+        conditions.add(TargetStatuses.transition(Condition.READY, StatusBuilder.FALSE,
+            Condition.CIRCUIT_OPEN, "skipped while its circuit is open: " + message, previous,
+            now));
       } else {
         conditions.add(c);
       }
     }
     conditions.add(open
-        ? condition(Condition.CIRCUIT_OPEN, StatusBuilder.TRUE, REASON_OPEN, message, previous,
-            now)
-        : condition(Condition.CIRCUIT_OPEN, StatusBuilder.FALSE, REASON_CLOSED,
-            "reconciles succeed", previous, now));
+        ? TargetStatuses.transition(Condition.CIRCUIT_OPEN, StatusBuilder.TRUE, REASON_OPEN,
+            message, previous, now)
+        : TargetStatuses.transition(Condition.CIRCUIT_OPEN, StatusBuilder.FALSE,
+            REASON_CLOSED, "reconciles succeed", previous, now));
     return TargetStatuses.withConditions(status, conditions);
   }
 
-  static Condition condition(String type, String status, String reason, String message,
-      TargetStatus previous, Instant now) {
-    Instant since = now;
-    if (previous != null) {
-      Condition before = previous.condition(type);
-      if (before != null && before.status().equals(status)) {
-        since = before.lastTransitionTime();
-      }
-    }
-    return new Condition(type, status, reason, message, since);
-  }
 }

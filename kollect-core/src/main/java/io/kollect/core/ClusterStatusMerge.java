@@ -112,11 +112,12 @@ final class ClusterStatusMerge {
     }
     if (reason == null) {
       int objects = parts.stream().mapToInt(TargetStatus.ClusterPart::objects).sum();
-      return condition(Condition.READY, StatusBuilder.TRUE, StatusBuilder.REASON_RECONCILED,
+      return TargetStatuses.transition(Condition.READY, StatusBuilder.TRUE,
+          StatusBuilder.REASON_RECONCILED,
           objects + " objects in scope in " + parts.size() + " clusters", previous, now);
     }
-    return condition(Condition.READY, StatusBuilder.FALSE, reason, String.join("; ", notReady),
-        previous, now);
+    return TargetStatuses.transition(Condition.READY, StatusBuilder.FALSE, reason,
+        String.join("; ", notReady), previous, now);
   }
 
   private static Set<String> conditionTypes(List<Part> parts) {
@@ -154,7 +155,7 @@ final class ClusterStatusMerge {
       }
     }
     if (hits.isEmpty()) {
-      return condition(type, quiet == null ? StatusBuilder.FALSE : quiet.status(),
+      return TargetStatuses.transition(type, quiet == null ? StatusBuilder.FALSE : quiet.status(),
           quiet == null ? StatusBuilder.REASON_RECONCILED : quiet.reason(),
           quiet == null ? "" : quiet.message(), previous, now);
     }
@@ -165,21 +166,10 @@ final class ClusterStatusMerge {
     for (String[] h : hits) {
       messages.add(h[1]);
     }
-    return condition(type, StatusBuilder.TRUE, hits.get(0)[0], String.join("; ", messages),
-        previous, now);
+    return TargetStatuses.transition(type, StatusBuilder.TRUE, hits.get(0)[0],
+        String.join("; ", messages), previous, now);
   }
 
-  private static Condition condition(String type, String status, String reason, String message,
-      TargetStatus previous, Instant now) {
-    Instant since = now;
-    if (previous != null) {
-      Condition before = previous.condition(type);
-      if (before != null && before.status().equals(status)) {
-        since = before.lastTransitionTime();
-      }
-    }
-    return new Condition(type, status, reason, message, since);
-  }
 
   /**
    * Deliveries per sink over the units: pending summed, the latest acknowledgement, the longest

@@ -141,8 +141,7 @@ final class ClusterUnits {
     rt.records.clear();
     rt.dirty.clear();
     rt.context = null;
-    rt.exported = false;
-    rt.exportedSinks = Set.of();
+    HandOver.forgetExported(rt);
   }
 
   /**
@@ -179,6 +178,17 @@ final class ClusterUnits {
     rt.units = Map.of();
     for (TargetRuntime unit : units.values()) {
       drop(unit, false, true);
+    }
+  }
+
+  /** Ends the leases of every unit and detaches it from its cluster (the engine closes). */
+  void closeAll(TargetRuntime rt) {
+    for (TargetRuntime unit : rt.units.values()) {
+      LeasePlan.closeAll(unit);
+      if (unit.connection != null) {
+        unit.connection.detach(unit.link);
+        unit.link = null;
+      }
     }
   }
 }

@@ -19,7 +19,7 @@ public record Condition(String type, String status, String reason, String messag
   public static final String EXTRACTION_ERRORS = "ExtractionErrors";
   /**
    * {@code True} while the target's circuit is open: its reconciles kept failing, so it is skipped
-   * until the next attempt the message names (issue "Safe change").
+   * until the next attempt the message names.
    */
   public static final String CIRCUIT_OPEN = "CircuitOpen";
   /**

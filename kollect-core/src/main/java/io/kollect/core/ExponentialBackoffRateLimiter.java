@@ -6,7 +6,17 @@ import java.util.Map;
 
 /**
  * Per-key exponential backoff: the n-th consecutive failure of a key waits {@code base * 2^(n-1)},
- * capped at {@code max} (client-go's {@code ItemExponentialFailureRateLimiter}).
+ * capped at {@code max} (client-go's {@code ItemExponentialFailureRateLimiter}); {@link
+ * #forget} after a success starts the key over.
+ *
+ * <p><b>Why not Failsafe or resilience4j.</b> Their backoff is a retry policy around one
+ * execution: the delay sequence lives in the execution (Failsafe's {@code RetryPolicy}, run by
+ * the library on the caller's thread or a scheduler), or is a pure function of an attempt number
+ * the caller keeps (resilience4j's {@code IntervalFunction.ofExponentialBackoff}). A controller's
+ * queue needs the opposite: a failure count per key that outlives each attempt, is read when the
+ * key is re-added ({@link WorkQueue#addRateLimited}) and is dropped on success; none of them keeps
+ * per-key state. With the per-key map being the whole of this class, the formula alone would not
+ * justify a dependency.
  */
 final class ExponentialBackoffRateLimiter<K> implements RateLimiter<K> {
 

@@ -18,70 +18,67 @@ import java.util.TreeSet;
 
 /**
  * The level-based pass: from the current profile, sinks and informer caches to the target's whole
- * record set, handed to the exporter to converge. O(objects in scope), so it runs only when
- * something other than one object changed: start, a spec, profile, sink or lease status change,
- * an access answer, export turned on, a failed pass, and the long periodic resync. Objects whose
- * {@code resourceVersion} and projection did not change are not extracted again.
+ * record set. O(objects in scope), so it runs only when something other than one object changed:
+ * start, a spec, profile, sink or lease status change, an access answer, export turned on, a
+ * failed pass, and the long periodic resync. Objects whose {@code resourceVersion} and projection
+ * did not change are not extracted again.
+ *
+ * <p>It returns what it changed and decided ({@link Result}) and hands nothing over itself: the
+ * {@link TargetReconciler} gives the changes to {@link HandOver}, exactly as it does with a
+ * {@link DeltaPass}'s.
  */
 final class FullPass {
 
   /**
    * What a full pass gives.
    *
-   * @param context what delta passes reuse until the next full pass
-   * @param handedOver whether the sinks were handed a changed set (moves {@code lastExport})
+   * @param context what delta passes reuse until the next full pass (its sinks, whether this
+   *     instance exports, and the status facts found)
+   * @param changes what changed in the target's records, to hand over; {@code null} when the
+   *     pass stopped early (no profile, scope or sync yet) and nothing is to be handed over
    * @param retrySoon whether the pass waits for discovery and should run again shortly
    */
-  record Result(PassContext context, boolean handedOver, boolean retrySoon) {}
+  record Result(PassContext context, RecordChanges changes, boolean retrySoon) {}
 
-  private final String cluster;
+  /**
+   * What full passes read with, shared by the engine's own cluster's pass and the other
+   * clusters' (which differ only in the tenant boundary).
+   *
+   * @param cluster the engine's own cluster's name
+   * @param inputs the engine's profiles, sinks and export flag
+   * @param hostInventorySink the host's inventory sink, or {@code null}
+   * @param namespaces resolves a target's namespaces
+   * @param leasePlan takes and releases the target's leases
+   * @param extractor turns objects into entries (memoised)
+   * @param projections the projection versions requested per type
+   * @param signals the projection and liveness signals of a lease
+   * @param index where the target's scope is indexed for event routing
+   */
+  record Reading(String cluster, TargetReconciler.Inputs inputs, String hostInventorySink,
+      NamespaceScope namespaces, LeasePlan leasePlan, RecordExtractor extractor,
+      RequestedProjections projections, LeaseSignals signals, TargetIndex index) {}
+
+  private final Reading reading;
   private final TargetReconciler.Inputs inputs;
-  private final String hostInventorySink;
   private final NamespaceScope namespaces;
-  private final LeasePlan leasePlan;
   private final SyncGate gate;
   private final TenantBoundary boundary;
-  private final RecordExtractor extractor;
-  private final RequestedProjections projections;
-  private final LeaseSignals signals;
-  private final HandOver handOver;
-  private final TargetIndex index;
 
-  FullPass(String cluster, TargetReconciler.Inputs inputs, String hostInventorySink,
-      NamespaceScope namespaces, LeasePlan leasePlan, SyncGate gate, TenantBoundary boundary,
-      RecordExtractor extractor, RequestedProjections projections, LeaseSignals signals,
-      HandOver handOver, TargetIndex index) {
-    this.index = index;
-    this.cluster = cluster;
-    this.inputs = inputs;
-    this.hostInventorySink = hostInventorySink;
-    this.namespaces = namespaces;
-    this.leasePlan = leasePlan;
-    this.gate = gate;
+  /** @param boundary what targets may read (off for other clusters: the credential is one) */
+  FullPass(Reading reading, TenantBoundary boundary) {
+    this.reading = reading;
+    this.inputs = reading.inputs();
+    this.namespaces = reading.namespaces();
+    this.gate = new SyncGate(boundary, reading.signals());
     this.boundary = boundary;
-    this.extractor = extractor;
-    this.projections = projections;
-    this.signals = signals;
-    this.handOver = handOver;
   }
 
   Result run(TargetRuntime rt, StatusBuilder status, LeaseListener listener) {
     TargetSpec spec = rt.definition.spec();
     ProfileVersion profile = inputs.profile(spec.profileRef());
     Set<String> sinks = sinks(spec, status);
-
     if (profile == null || profile.compiled() == null) {
-      // Nothing to derive a desired set from: keep what was exported (a profile that arrives
-      // late, e.g. at operator start-up, must not first tombstone everything), read nothing.
-      LeasePlan.closeAll(rt);
-      index.putScope(rt.unit, Set.of(), Set.of());
-      if (profile == null) {
-        status.notReady(StatusBuilder.REASON_PROFILE_NOT_FOUND,
-            "profile " + spec.profileRef() + " not found");
-      } else {
-        status.notReady(StatusBuilder.REASON_INVALID_PROFILE, profile.error());
-      }
-      return early(null, null, Map.of(), sinks, Set.of(), status);
+      return withoutProfile(rt, spec, profile, sinks, status);
     }
     if (profile.error() != null) {
       status.degraded(StatusBuilder.REASON_INVALID_PROFILE, profile.error()
@@ -104,7 +101,7 @@ final class FullPass {
           + " objects kept from before");
       return early(compiled, null, Map.of(), sinks, types.keySet(), status);
     }
-    leasePlan.apply(rt, compiled, types, scope, listener);
+    reading.leasePlan().apply(rt, compiled, types, scope, listener);
 
     TenantBoundary.ServiceAccountRef subject = boundary.subjectOf(spec);
     SyncGate.Verdict verdict = gate.check(rt.leases, subject, scope.all(), status);
@@ -114,7 +111,7 @@ final class FullPass {
       status.notReady(StatusBuilder.REASON_NOT_SYNCED, "waiting for the informers of "
           + String.join(", ", verdict.unsynced()) + " to sync");
       Result r = early(compiled, scope, verdict.access(), sinks, types.keySet(), status);
-      return new Result(r.context(), false, verdict.retrySoon());
+      return new Result(r.context(), null, verdict.retrySoon());
     }
     if (subject != null && !scope.all()) {
       // Ask for every namespace in scope up front, so a forbidden one is reported even when it
@@ -128,21 +125,52 @@ final class FullPass {
 
     // Everything is read from here on: events up to now are covered.
     rt.dirty.clear();
-    Map<ObjectKey, TargetRecords.Entry> next = read(rt, compiled, scope, verdict.access(),
-        subject, status);
+    RecordChanges changes = converge(rt.records, read(rt, compiled, scope, verdict.access(),
+        subject, status));
+    reportLeaseSkipped(leaseSkipped, status);
+    PassContext ctx = new PassContext(compiled, scope, verdict.access(), Set.copyOf(sinks),
+        inputs.exportEnabled(), true, types.keySet(), status.copy(status.now));
+    return new Result(ctx, changes, false);
+  }
+
+  /**
+   * No profile to derive a desired set from: keep what was exported (a profile that arrives
+   * late, e.g. at operator start-up, must not first tombstone everything), read nothing.
+   */
+  private Result withoutProfile(TargetRuntime rt, TargetSpec spec, ProfileVersion profile,
+      Set<String> sinks, StatusBuilder status) {
+    LeasePlan.closeAll(rt);
+    reading.index().putScope(rt.unit, Set.of(), Set.of());
+    if (profile == null) {
+      status.notReady(StatusBuilder.REASON_PROFILE_NOT_FOUND,
+          "profile " + spec.profileRef() + " not found");
+    } else {
+      status.notReady(StatusBuilder.REASON_INVALID_PROFILE, profile.error());
+    }
+    return early(null, null, Map.of(), sinks, Set.of(), status);
+  }
+
+  /** Applies the whole desired set to the records: every entry read, and the absent ones gone. */
+  private static RecordChanges converge(TargetRecords records,
+      Map<ObjectKey, TargetRecords.Entry> next) {
     RecordChanges changes = new RecordChanges();
     for (Map.Entry<ObjectKey, TargetRecords.Entry> e : next.entrySet()) {
-      changes.apply(rt.records, e.getKey(), e.getValue());
+      changes.apply(records, e.getKey(), e.getValue());
     }
     List<ObjectKey> gone = new ArrayList<>();
-    for (ObjectKey key : rt.records.entries().keySet()) {
+    for (ObjectKey key : records.entries().keySet()) {
       if (!next.containsKey(key)) {
         gone.add(key);
       }
     }
     for (ObjectKey key : gone) {
-      changes.apply(rt.records, key, null);
+      changes.apply(records, key, null);
     }
+    return changes;
+  }
+
+  /** What the engine's own credential cannot read degrades the target, naming it. */
+  private static void reportLeaseSkipped(List<SkippedScope> leaseSkipped, StatusBuilder status) {
     for (SkippedScope s : leaseSkipped) {
       if (LeaseStatus.Skipped.FORBIDDEN.equals(s.reason())) {
         status.degraded(StatusBuilder.REASON_FORBIDDEN, s.resource() + " is forbidden in "
@@ -152,19 +180,6 @@ final class FullPass {
             s.resource() + " is not served by the API server");
       }
     }
-
-    // Hand over: the in-memory view always, the sinks only when this instance exports.
-    boolean exporting = inputs.exportEnabled();
-    boolean handedOver = exporting && (!rt.exported || !sinks.equals(rt.exportedSinks)
-        || !changes.isEmpty());
-    handOver.full(rt, changes, exporting ? rt.records.records() : List.of(), sinks, exporting);
-    if (exporting) {
-      rt.exported = true;
-      rt.exportedSinks = Set.copyOf(sinks);
-    }
-    PassContext ctx = new PassContext(compiled, scope, verdict.access(), Set.copyOf(sinks),
-        exporting, true, types.keySet(), status.copy(status.now));
-    return new Result(ctx, handedOver, false);
   }
 
   private Result early(CompiledProfile compiled, NamespaceScope.NamespaceSet scope,
@@ -172,7 +187,7 @@ final class FullPass {
       Set<ResourceType> countTypes, StatusBuilder status) {
     boolean exporting = inputs.exportEnabled() && compiled != null;
     return new Result(new PassContext(compiled, scope, access, Set.copyOf(sinks), exporting,
-        false, countTypes, status.copy(status.now)), false, false);
+        false, countTypes, status.copy(status.now)), null, false);
   }
 
   /** The configured sinks of the target (the missing ones degrade it), plus the host's. */
@@ -186,6 +201,7 @@ final class FullPass {
         missing.add(ref);
       }
     }
+    String hostInventorySink = reading.hostInventorySink();
     if (spec.writeInventory() && hostInventorySink != null) {
       sinks.add(hostInventorySink);
     }
@@ -200,7 +216,7 @@ final class FullPass {
   private Map<ObjectKey, TargetRecords.Entry> read(TargetRuntime rt, CompiledProfile compiled,
       NamespaceScope.NamespaceSet scope, Map<ResourceType, TenantBoundary.TypeAccess> access,
       TenantBoundary.ServiceAccountRef subject, StatusBuilder status) {
-    RecordContext ctx = new RecordContext(rt.recordCluster(cluster), rt.id.toString(),
+    RecordContext ctx = new RecordContext(rt.recordCluster(reading.cluster()), rt.id.toString(),
         status.now);
     Map<ObjectKey, TargetRecords.Entry> next =
         new HashMap<>(Math.max(16, rt.records.entries().size() * 4 / 3 + 1));
@@ -208,8 +224,8 @@ final class FullPass {
       ResourceType type = e.getKey();
       TenantBoundary.TypeAccess typeAccess = access.get(type);
       LeaseStatus ls = e.getValue().status();
-      TargetRecords.Stamp stamp = rt.records.stamp(type, compiled, projections.version(type),
-          signals.cachedProjectionVersion(ls));
+      TargetRecords.Stamp stamp = rt.records.stamp(type, compiled,
+          reading.projections().version(type), reading.signals().cachedProjectionVersion(ls));
       for (GenericKubernetesResource obj : e.getValue().list()) {
         String ns = obj.getMetadata() == null ? null : obj.getMetadata().getNamespace();
         if (ns != null && scope.all() && !namespaces.allowed(ns)) {
@@ -219,7 +235,7 @@ final class FullPass {
           continue;
         }
         ObjectKey key = ObjectKey.of(type, ns, obj.getMetadata().getName());
-        next.put(key, extractor.entry(rt.records, key, obj, stamp, ctx));
+        next.put(key, reading.extractor().entry(rt.records, key, obj, stamp, ctx));
       }
       // Objects we may no longer read are unknown, not deleted: keep their last records rather
       // than tombstoning them. (What the target's ServiceAccount may not read is not kept: that

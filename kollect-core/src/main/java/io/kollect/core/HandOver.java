@@ -1,7 +1,6 @@
 package io.kollect.core;
 
 import io.kollect.export.Exporter;
-import io.kollect.export.InventorySink;
 import io.kollect.extract.Record;
 import java.time.Clock;
 import java.time.Instant;
@@ -16,16 +15,16 @@ import java.util.Set;
  * ({@link Exporter#update}); a full pass lets the exporter converge to the whole set ({@link
  * Exporter#converge}, which tombstones what left while the process was not looking, e.g. keys
  * known only from a checkpoint).
+ *
+ * <p>It owns what the exporter was handed per unit ({@link TargetRuntime#exported}, {@link
+ * TargetRuntime#exportedSinks}) and the unit's export cap ({@link ExportCap}): nothing else
+ * writes them.
  */
 final class HandOver {
 
   private final Exporter exporter;
   private final ClusterInventoryView views;
   private final Clock clock;
-
-  HandOver(Exporter exporter, InventorySink view, Clock clock) {
-    this(exporter, new ClusterInventoryView(view, null), clock);
-  }
 
   /** Feeds each unit's records to the view of its cluster. */
   HandOver(Exporter exporter, ClusterInventoryView views, Clock clock) {
@@ -34,8 +33,12 @@ final class HandOver {
     this.clock = clock;
   }
 
-  /** Feeds the changes to the view and, when {@code export}, to the sinks. */
-  void delta(TargetRuntime rt, RecordChanges changes, Set<String> sinks, boolean export) {
+  /**
+   * Feeds a delta pass's changes to the view and, when {@code export}, to the sinks; returns
+   * whether the sinks were handed a change (which moves the target's {@code lastExport}).
+   */
+  boolean delta(TargetRuntime rt, RecordChanges changes, Set<String> sinks, boolean export) {
+    boolean handed = export && !changes.isEmpty();
     if (ExportCap.stale(rt)) {
       // The cap was set or lifted and no full pass handed over since (e.g. still syncing).
       changes = ExportCap.full(rt, changes, List.of()).view();
@@ -43,7 +46,7 @@ final class HandOver {
       changes = rt.cap.apply(changes);
     }
     if (changes.isEmpty()) {
-      return;
+      return handed;
     }
     feedView(rt, changes);
     if (export) {
@@ -53,16 +56,32 @@ final class HandOver {
       }
       exporter.update(rt.exportKey, sinks, changes.upserts, deleted);
     }
+    return handed;
   }
 
-  /** Feeds the changes to the view and, when {@code export}, converges the sinks to {@code all}. */
-  void full(TargetRuntime rt, RecordChanges changes, Collection<Record> all, Set<String> sinks,
-      boolean export) {
-    ExportCap.Handed handed = ExportCap.full(rt, changes, all);
-    feedView(rt, handed.view());
+  /**
+   * Feeds a full pass's changes to the view and, when {@code export}, converges the sinks to the
+   * unit's whole record set; returns whether the sinks were handed a changed set (new changes,
+   * other sinks, or the first set since export was (re)enabled).
+   */
+  boolean full(TargetRuntime rt, RecordChanges changes, Set<String> sinks, boolean export) {
+    boolean handed = export && (!rt.exported || !sinks.equals(rt.exportedSinks)
+        || !changes.isEmpty());
+    ExportCap.Handed capped = ExportCap.full(rt, changes,
+        export ? rt.records.records() : List.of());
+    feedView(rt, capped.view());
     if (export) {
-      exporter.converge(rt.exportKey, sinks, handed.export());
+      exporter.converge(rt.exportKey, sinks, capped.export());
+      rt.exported = true;
+      rt.exportedSinks = Set.copyOf(sinks);
     }
+    return handed;
+  }
+
+  /** Forgets what the unit's sinks were handed: the next full pass hands its whole set afresh. */
+  static void forgetExported(TargetRuntime rt) {
+    rt.exported = false;
+    rt.exportedSinks = Set.of();
   }
 
   private void feedView(TargetRuntime rt, RecordChanges changes) {

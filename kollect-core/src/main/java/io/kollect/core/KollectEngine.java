@@ -1,42 +1,29 @@
 package io.kollect.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.export.CheckpointStore;
-import io.kollect.export.DeliveryStatus;
 import io.kollect.export.ExportMetrics;
 import io.kollect.export.Exporter;
 import io.kollect.export.InventorySink;
 import io.kollect.export.InventoryView;
 import io.kollect.export.Sink;
 import io.kollect.export.SinkOptions;
-import io.kollect.extract.CompiledProfile;
 import io.kollect.extract.ExtractOptions;
-import io.kollect.extract.ProfileCompiler;
 import io.kollect.extract.ProfileDiff;
 import io.kollect.extract.ProfileSpec;
-import io.kollect.extract.ProfileValidationException;
-import io.kollect.informers.InformerLease;
 import io.kollect.informers.InformerMetrics;
 import io.kollect.informers.InformerOptions;
 import io.kollect.informers.InformerRegistry;
-import io.kollect.informers.LeaseListener;
-import io.kollect.informers.LeaseRequest;
 import io.kollect.informers.StalledWatch;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,8 +69,7 @@ public final class KollectEngine implements AutoCloseable {
   private final RetainingCheckpointStore checkpoints;
   /** Name of the host's inventory sink, or {@code null}. */
   private final String hostInventorySink;
-  private final InventorySink inventoryView = new InventorySink(INVENTORY_VIEW);
-  /** The in-memory inventory of every cluster read ({@link #inventoryView} is the engine's own). */
+  /** The in-memory inventory of every cluster read. */
   private final ClusterInventoryView views;
   /** The other clusters targets read, opened and closed with the units that read them. */
   private final OpenClusters clusters;
@@ -91,154 +77,115 @@ public final class KollectEngine implements AutoCloseable {
   /** This engine's part of the objects when the work is split over replicas. */
   private final Shard shard;
   private final String cluster;
-  private final int warnObjectsPerTarget;
-  private final Duration lastExportNotifyInterval;
   private final WorkQueue<TargetId> queue;
-  private final TargetIndex index = new TargetIndex();
+  /** Which targets an event, a profile or a sink concerns. */
+  private final TargetIndex index;
   private final TargetReconciler reconciler;
-  private final ConcurrentHashMap<String, ProfileVersion> profiles = new ConcurrentHashMap<>();
-  private final Map<String, ConfiguredSink> sinks = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<TargetId, TargetRuntime> targets = new ConcurrentHashMap<>();
-  private final List<TargetStatusListener> listeners = new CopyOnWriteArrayList<>();
-  private final List<Thread> workers = new ArrayList<>();
-  private final Object lifecycle = new Object();
+  /** The profiles and sinks given. */
+  private final EngineCatalog catalog;
+  private final TargetSet targets;
+  /** Orders start, close and export switches. */
+  private final Object lifecycle;
   /** The tenant boundary's cached access answers, or {@code null} when access is not checked. */
   private final AccessDecisions accessDecisions;
   private final TenantBoundary boundary;
-  private final Duration deliveryStatusInterval;
-  private final ExtractOptions extractOptions;
+  /** Stores statuses and tells listeners: the end of the status pipeline. */
+  private final StatusPublisher publisher;
   /** Refreshes targets' delivery figures between reconciles; started with the workers. */
-  private final ScheduledExecutorService deliveryRefresh =
-      Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "kollect-delivery-status");
-        t.setDaemon(true);
-        return t;
-      });
-  /** Skips targets whose reconciles keep failing (issue "Safe change"). */
-  private final CircuitBreaker circuits;
-  /** Candidate profiles evaluated beside their targets (issue "Safe change"). */
+  private final DeliveryRefresh deliveryRefresh;
+  /** The reconcile workers, with the circuit breaker that skips targets that keep failing. */
+  private final ReconcileWorkers workers;
+  /** Candidate profiles evaluated beside their targets (safe profile change). */
   private final ShadowEvaluation shadows;
   private volatile boolean exportEnabled;
   private volatile boolean started;
   private volatile boolean closed;
 
+  /**
+   * Wires the engine's units in the order they depend on each other: informers and clusters,
+   * exporter, tenant boundary, reconciler, status publisher, workers, shadow evaluation.
+   */
   private KollectEngine(Builder b) {
     this.workerCount = b.workers;
     this.shard = b.shard;
     this.cluster = b.cluster;
-    this.warnObjectsPerTarget = b.warnObjectsPerTarget;
-    this.lastExportNotifyInterval = b.lastExportNotifyInterval;
-    this.deliveryStatusInterval = b.deliveryStatusInterval;
-    this.extractOptions = b.extractOptions;
     this.exportEnabled = b.exportEnabled;
-    InformerOptions informerOptions = b.informerOptions != null ? b.informerOptions
-        : InformerOptions.defaults().withCluster(b.cluster).withResyncPeriod(b.resyncPeriod)
-            .withMetrics(b.informerMetrics);
-    if (shard.sharded()) {
-      // Objects of other shards are dropped before the caches. The registry hashes with its own
-      // cluster name (each remote cluster's registry with that cluster's), so the local one must
-      // carry the name the records carry, or the two filters would disagree.
-      Shard s = shard;
-      informerOptions = informerOptions.withCluster(b.cluster).withOwnership(s::owns);
-    }
+    this.lifecycle = new Object();
+    this.index = new TargetIndex();
+    this.targets = new TargetSet(index);
+    InformerOptions informerOptions = informerOptions(b);
     this.queue = new WorkQueue<>(RateLimiter.controllerDefault(b.retryBaseDelay, b.retryMaxDelay,
         b.retryQps, b.retryBurst, RateLimiter.Ticker.SYSTEM), RateLimiter.Ticker.SYSTEM);
     this.registry = new InformerRegistry(b.client, informerOptions);
     this.clusters = new OpenClusters(b.cluster, b.client, registry, b.clusterConnections,
         informerOptions, InformerRegistry::new, this::clusterHealthChanged);
-    this.views = new ClusterInventoryView(inventoryView, b.cluster);
+    this.views = new ClusterInventoryView(new InventorySink(INVENTORY_VIEW), b.cluster);
     this.checkpoints = new RetainingCheckpointStore(b.checkpointStore);
+    this.exporter = exporter(b, checkpoints);
+    this.hostInventorySink = b.inventorySink == null ? null : b.inventorySink.name();
+    this.catalog = new EngineCatalog(exporter, b.extractOptions, hostInventorySink == null
+        ? Set.of(INVENTORY_VIEW) : Set.of(INVENTORY_VIEW, hostInventorySink));
+    this.accessDecisions = b.boundaryConfigured() ? new AccessDecisions(b.accessReviewer != null
+        ? b.accessReviewer : AccessReviewer.subjectAccessReviews(b.client),
+        b.accessReviewInterval, this::accessChanged) : null;
+    this.boundary = accessDecisions == null ? TenantBoundary.off() : new TenantBoundary(
+        accessDecisions, b.trustedNamespaces == null ? Set.of() : b.trustedNamespaces,
+        b.defaultServiceAccount == null ? DEFAULT_SERVICE_ACCOUNT : b.defaultServiceAccount,
+        new ResourcePlurals(b.client));
+    KubernetesClient client = b.client;
+    Function<GenericKubernetesResource, JsonNode> toJson =
+        obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class);
+    this.reconciler = reconciler(b, toJson);
+    this.publisher = new StatusPublisher(queue, b.lastExportNotifyInterval, () -> exportEnabled);
+    this.deliveryRefresh = new DeliveryRefresh(new DeliveryRefresh.Parts(targets::all,
+        reconciler, queue, publisher, () -> exportEnabled && !closed), b.deliveryStatusInterval);
+    this.shadows = new ShadowEvaluation(new ShadowEvaluation.Reading(b.cluster, registry::lease,
+        toJson, b.namespaceFilter, boundary, b.extractOptions, Clock.systemUTC(), shard),
+        targets::unitsUsing, b.shadowInterval);
+    CircuitBreaker circuits = b.circuitFailures > 0
+        ? new CircuitBreaker(b.circuitFailures, b.circuitMaxCooldown) : CircuitBreaker.off();
+    this.workers = new ReconcileWorkers(new ReconcileWorkers.Parts(queue, targets::get,
+        reconciler, circuits, publisher, rt -> shadows.touched(rt.spec().profileRef())));
+  }
+
+  /** The reconciler, reading through this engine's catalog, registry, clusters and boundary. */
+  private TargetReconciler reconciler(Builder b,
+      Function<GenericKubernetesResource, JsonNode> toJson) {
+    EngineInputs inputs = new EngineInputs(catalog, registry::lease, exporter,
+        () -> exportEnabled, b.warnObjectsPerTarget);
+    return TargetReconciler.builder(b.cluster, inputs, exporter, queue)
+        .views(views).hostInventorySink(hostInventorySink).index(index)
+        .namespaceFilter(b.namespaceFilter).toJson(toJson).boundary(boundary)
+        .fullPassInterval(b.fullPassInterval).clusters(clusters).shard(shard).build();
+  }
+
+  private static InformerOptions informerOptions(Builder b) {
+    InformerOptions options = b.informerOptions != null ? b.informerOptions
+        : InformerOptions.defaults().withCluster(b.cluster).withResyncPeriod(b.resyncPeriod)
+            .withMetrics(b.informerMetrics);
+    if (b.shard.sharded()) {
+      // Objects of other shards are dropped before the caches. The registry hashes with its own
+      // cluster name (each remote cluster's registry with that cluster's), so the local one must
+      // carry the name the records carry, or the two filters would disagree.
+      Shard s = b.shard;
+      options = options.withCluster(b.cluster).withOwnership(s::owns);
+    }
+    return options;
+  }
+
+  private static Exporter exporter(Builder b, RetainingCheckpointStore checkpoints) {
     String localCluster = b.cluster;
-    Shard s = shard;
-    this.exporter = Exporter.builder().checkpointStore(checkpoints).metrics(b.exportMetrics)
+    Shard s = b.shard;
+    Exporter exporter = Exporter.builder().checkpointStore(checkpoints).metrics(b.exportMetrics)
         // after a change of the shard count, checkpointed objects another shard owns now leave
         // the export state without tombstones and wait in the checkpoint for their new owner,
         // which takes them over from this store (CheckpointStore.loadPeers/takeOver)
-        .ownedKeys((exportKey, recordKey) -> ownsRecord(s, localCluster, exportKey, recordKey))
+        .ownedKeys((exportKey, recordKey) -> s.ownsRecord(localCluster, exportKey, recordKey))
         .build();
-    String hostInventory = null;
     if (b.inventorySink != null) {
       exporter.addSink(b.inventorySink, b.inventorySinkOptions);
-      hostInventory = b.inventorySink.name();
     }
-    this.hostInventorySink = hostInventory;
-    KubernetesClient client = b.client;
-    if (b.boundaryConfigured()) {
-      AccessReviewer reviewer = b.accessReviewer != null ? b.accessReviewer
-          : AccessReviewer.subjectAccessReviews(client);
-      this.accessDecisions = new AccessDecisions(reviewer, b.accessReviewInterval,
-          this::accessChanged);
-      this.boundary = new TenantBoundary(accessDecisions,
-          b.trustedNamespaces == null ? Set.of() : b.trustedNamespaces,
-          b.defaultServiceAccount == null ? DEFAULT_SERVICE_ACCOUNT : b.defaultServiceAccount,
-          new ResourcePlurals(client));
-    } else {
-      this.accessDecisions = null;
-      this.boundary = TenantBoundary.off();
-    }
-    TargetReconciler.Inputs inputs = new TargetReconciler.Inputs() {
-      @Override
-      public ProfileVersion profile(String name) {
-        return profiles.get(name);
-      }
-
-      @Override
-      public boolean sinkConfigured(String name) {
-        return sinks.containsKey(name);
-      }
-
-      @Override
-      public boolean exportEnabled() {
-        return exportEnabled;
-      }
-
-      @Override
-      public InformerLease lease(LeaseRequest request, LeaseListener listener) {
-        return registry.lease(request, listener);
-      }
-
-      @Override
-      public boolean sinkSuspended(String name) {
-        return exporter.isSinkSuspended(name);
-      }
-
-      @Override
-      public int warnObjectsPerTarget() {
-        return warnObjectsPerTarget;
-      }
-    };
-    this.reconciler = new TargetReconciler(b.cluster, inputs, exporter, views,
-        hostInventory, index, queue, b.namespaceFilter,
-        obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
-        Clock.systemUTC(), boundary, new RequestedProjections(), LeaseSignals.FROM_LEASE_STATUS,
-        b.fullPassInterval, clusters, shard);
-    this.circuits = b.circuitFailures > 0
-        ? new CircuitBreaker(b.circuitFailures, b.circuitMaxCooldown) : CircuitBreaker.off();
-    this.shadows = new ShadowEvaluation(b.cluster, registry::lease,
-        obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class),
-        b.namespaceFilter, boundary, extractOptions, this::targetsUsing, Clock.systemUTC(),
-        b.shadowInterval, shard);
-  }
-
-  /**
-   * Whether {@code shard} owns the object of a record key ({@code group/kind/namespace/name}) of an
-   * export target ({@link UnitKey#exportKey}: {@code ns/name} for the engine's own cluster,
-   * {@code cluster/ns/name} for another). A key of another shape is kept: it was not written by
-   * this engine's reading of objects.
-   */
-  static boolean ownsRecord(Shard shard, String localCluster, String exportKey,
-      String recordKey) {
-    if (!shard.sharded()) {
-      return true;
-    }
-    String[] k = recordKey.split("/", 4);
-    if (k.length != 4) {
-      return true;
-    }
-    int slash = exportKey.indexOf('/');
-    boolean remote = slash > 0 && exportKey.indexOf('/', slash + 1) > 0;
-    String cluster = remote ? exportKey.substring(0, slash) : localCluster;
-    return shard.owns(cluster, k[0], k[1], k[2], k[3]);
+    return exporter;
   }
 
   /** This engine's shard ({@link Shard#NONE} when the work is not split). */
@@ -246,47 +193,14 @@ public final class KollectEngine implements AutoCloseable {
     return shard;
   }
 
-  /** The units reading with {@code profile}: a fanned-out target's per-cluster units, else it. */
-  private List<TargetRuntime> targetsUsing(String profile) {
-    List<TargetRuntime> out = new ArrayList<>();
-    for (TargetId id : index.referencingProfile(profile)) {
-      TargetRuntime rt = targets.get(id);
-      if (rt == null) {
-        continue;
-      }
-      Map<String, TargetRuntime> units = rt.units;
-      if (units.isEmpty()) {
-        out.add(rt);
-      } else {
-        out.addAll(units.values());
-      }
-    }
-    return out;
-  }
-
   /** Re-enqueues the targets read as the ServiceAccount whose access answer changed. */
   private void accessChanged(AccessDecisions.Question q) {
-    TenantBoundary.ServiceAccountRef sa =
-        new TenantBoundary.ServiceAccountRef(q.saNamespace(), q.saName());
-    for (TargetRuntime rt : targets.values()) {
-      if (sa.equals(boundary.subjectOf(rt.spec()))) {
-        fullPass(rt.id);
-      }
-    }
+    targets.readAs(new TenantBoundary.ServiceAccountRef(q.saNamespace(), q.saName()), boundary)
+        .forEach(this::fullPass);
   }
 
-  /**
-   * Queues a full pass of the target: what changed (a spec, profile, sink, access answer, the
-   * export flag) is an input of every object's record, not of one object.
-   */
   private void fullPass(TargetId id) {
-    // A changed input may be the fix of what kept failing: an open circuit tries it at once.
-    circuits.grantAttempt(id, Instant.now());
-    TargetRuntime rt = targets.get(id);
-    if (rt != null) {
-      rt.requestFullPass();
-    }
-    queue.add(id);
+    workers.fullPass(id);
   }
 
   /** Starts configuring an engine that reads the cluster through {@code client}. */
@@ -296,7 +210,7 @@ public final class KollectEngine implements AutoCloseable {
 
   /** Registers a listener for status changes and target removals. */
   public void addStatusListener(TargetStatusListener listener) {
-    listeners.add(Objects.requireNonNull(listener, "listener"));
+    publisher.addListener(listener);
   }
 
   /**
@@ -307,28 +221,10 @@ public final class KollectEngine implements AutoCloseable {
   public void putProfile(String name, ProfileSpec spec) {
     requireName(name, "profile name");
     Objects.requireNonNull(spec, "spec");
-    ProfileVersion[] changed = new ProfileVersion[1];
-    profiles.compute(name, (k, old) -> {
-      if (old != null && old.spec().equals(spec)) {
-        return old;
-      }
-      CompiledProfile lastValid = old == null ? null : old.compiled();
-      try {
-        changed[0] = new ProfileVersion(spec,
-            ProfileCompiler.compile(name, spec, extractOptions), null);
-      } catch (ProfileValidationException e) {
-        changed[0] = new ProfileVersion(spec, lastValid, e.getMessage());
-      } catch (RuntimeException e) {
-        // A compiler bug must not take the engine down; report it like a validation problem.
-        LOG.warn("compiling profile {} failed unexpectedly", name, e);
-        changed[0] = new ProfileVersion(spec, lastValid,
-            "profile " + name + " cannot be compiled: " + e);
-      }
-      return changed[0];
-    });
-    if (changed[0] != null) {
-      if (changed[0].error() != null) {
-        LOG.warn("{}", changed[0].error());
+    ProfileVersion changed = catalog.putProfile(name, spec);
+    if (changed != null) {
+      if (changed.error() != null) {
+        LOG.warn("{}", changed.error());
       }
       index.referencingProfile(name).forEach(this::fullPass);
     }
@@ -336,8 +232,7 @@ public final class KollectEngine implements AutoCloseable {
 
   /** The validation message of the profile's current spec, if it is invalid. */
   public Optional<String> profileError(String name) {
-    ProfileVersion p = profiles.get(name);
-    return p == null ? Optional.empty() : Optional.ofNullable(p.error());
+    return catalog.profileError(name);
   }
 
   /**
@@ -346,14 +241,12 @@ public final class KollectEngine implements AutoCloseable {
    * profile is unknown or invalid.
    */
   public List<String> profileWarnings(String name) {
-    ProfileVersion p = profiles.get(name);
-    return p == null || p.error() != null || p.compiled() == null ? List.of()
-        : p.compiled().warnings();
+    return catalog.profileWarnings(name);
   }
 
   /** Removes a profile; targets using it report {@code ProfileNotFound} and stop reading. */
   public void removeProfile(String name) {
-    if (profiles.remove(name) != null) {
+    if (catalog.removeProfile(name)) {
       index.referencingProfile(name).forEach(this::fullPass);
     }
   }
@@ -373,36 +266,16 @@ public final class KollectEngine implements AutoCloseable {
     String name = sink.name();
     requireName(name, "sink name");
     ensureOpen();
-    if (name.equals(INVENTORY_VIEW) || name.equals(hostInventorySink)) {
-      throw new IllegalArgumentException("sink name: " + name + " is reserved (the engine's "
-          + "inventory)");
+    if (catalog.putSink(sink, options)) {
+      index.referencingSink(name).forEach(this::fullPass);
     }
-    synchronized (sinks) {
-      ConfiguredSink current = sinks.get(name);
-      if (current != null && current.sink() == sink) {
-        if (current.options().equals(options)) {
-          return;
-        }
-        throw new IllegalArgumentException("sink " + name + ": to change its options pass a new "
-            + "sink instance (the replaced instance is closed)");
-      }
-      exporter.addSink(sink, options);
-      sinks.put(name, new ConfiguredSink(sink, options));
-    }
-    index.referencingSink(name).forEach(this::fullPass);
   }
-
-  private record ConfiguredSink(Sink sink, SinkOptions options) {}
 
   /** Removes and closes a sink; targets naming it report {@code Degraded} {@code SinkNotFound}. */
   public void removeSink(String name) {
-    synchronized (sinks) {
-      if (sinks.remove(name) == null) {
-        return;
-      }
-      exporter.removeSink(name);
+    if (catalog.removeSink(name)) {
+      index.referencingSink(name).forEach(this::fullPass);
     }
-    index.referencingSink(name).forEach(this::fullPass);
   }
 
   /**
@@ -413,33 +286,9 @@ public final class KollectEngine implements AutoCloseable {
    */
   public void putTarget(TargetSpec spec) {
     Objects.requireNonNull(spec, "spec");
-    Objects.requireNonNull(spec.id(), "spec.id");
-    requireName(spec.profileRef(), "spec.profileRef");
-    for (String ns : spec.scope().namespaces()) {
-      requireName(ns, "target " + spec.id() + ": scope.namespaces[]");
-    }
-    for (String n : spec.scope().names()) {
-      requireName(n, "target " + spec.id() + ": scope.names[]");
-    }
-    for (String sink : spec.sinkRefs()) {
-      requireName(sink, "target " + spec.id() + ": sinkRefs[]");
-    }
-    for (String cluster : spec.clusters()) {
-      requireName(cluster, "target " + spec.id() + ": clusters[]");
-      if (cluster.contains("/")) {
-        throw new IllegalArgumentException("target " + spec.id() + ": clusters[]: " + cluster
-            + " must not contain '/'");
-      }
-    }
-    TargetRuntime.Definition definition = TargetRuntime.Definition.of(spec);
+    TargetRuntime.Definition definition = TargetRuntime.Definition.validated(spec);
     ensureOpen();
-    targets.compute(spec.id(), (id, old) -> {
-      if (old == null) {
-        return new TargetRuntime(definition);
-      }
-      old.definition = definition;
-      return old;
-    });
+    targets.put(definition);
     index.putRefs(spec.id(), spec.profileRef(), spec.sinkRefs());
     fullPass(spec.id());
   }
@@ -456,15 +305,9 @@ public final class KollectEngine implements AutoCloseable {
     }
     index.remove(id);
     reconciler.remove(rt);
-    circuits.forget(id);
+    workers.forget(id);
     shadows.targetGone(rt.spec().profileRef());
-    for (TargetStatusListener l : listeners) {
-      try {
-        l.onRemoved(id);
-      } catch (RuntimeException e) {
-        LOG.warn("status listener failed on removal of {}", id, e);
-      }
-    }
+    publisher.removed(id);
   }
 
   /** Starts the reconcile workers. Non-blocking and idempotent. */
@@ -474,15 +317,8 @@ public final class KollectEngine implements AutoCloseable {
       if (started) {
         return;
       }
-      for (int i = 1; i <= workerCount; i++) {
-        Thread t = new Thread(this::work, "kollect-reconcile-" + i);
-        t.setDaemon(true);
-        workers.add(t);
-        t.start();
-      }
-      long every = deliveryStatusInterval.toMillis();
-      deliveryRefresh.scheduleWithFixedDelay(this::refreshDeliveries, every, every,
-          TimeUnit.MILLISECONDS);
+      workers.start(workerCount);
+      deliveryRefresh.start();
       clusters.start();
       started = true;
       if (shard.sharded()) {
@@ -490,43 +326,7 @@ public final class KollectEngine implements AutoCloseable {
             + "the objects that hash to it", cluster, shard.index(), shard.total());
       }
     }
-    targets.keySet().forEach(this::fullPass);
-  }
-
-  /**
-   * Brings every target's delivery figures up to date without a reconcile: acknowledgements
-   * arrive after the reconcile that handed the records over. A change that decides conditions (a
-   * sink starts or stops failing, records are refused) re-enqueues the target so its conditions
-   * are recomputed; a change of figures alone (last acknowledgement, pending) is published as a
-   * copy of the status, throttled like {@code lastExport}. Costs O(targets × sinks) per run.
-   */
-  private void refreshDeliveries() {
-    try {
-      if (!exportEnabled || closed) {
-        return;
-      }
-      Instant now = Instant.now();
-      for (TargetRuntime rt : targets.values()) {
-        TargetStatus st;
-        Set<String> exported;
-        synchronized (rt) {
-          if (rt.removed || rt.status == null) {
-            continue;
-          }
-          st = rt.status;
-          exported = rt.exportedSinks;
-        }
-        Map<String, DeliveryStatus> fresh = reconciler.deliveries(rt, exported);
-        if (!DeliveryHealth.material(fresh, now).equals(
-            DeliveryHealth.material(st.deliveries(), now))) {
-          queue.add(rt.id);
-        } else if (!fresh.equals(st.deliveries())) {
-          publish(rt, st.withDeliveries(fresh), st);
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("refreshing delivery status failed; retrying in {}", deliveryStatusInterval, e);
-    }
+    targets.ids().forEach(this::fullPass);
   }
 
   /**
@@ -545,8 +345,11 @@ public final class KollectEngine implements AutoCloseable {
     }
     // Stepping down must not delete the checkpoints the next leader converges from.
     checkpoints.retainingDuring(() -> {
-      for (TargetRuntime rt : targets.values()) {
-        reconciler.forgetExportState(rt, !enabled);
+      for (TargetRuntime rt : targets.all()) {
+        synchronized (rt) {
+          publisher.forgetNotified(rt); // on: every status is reported afresh
+          reconciler.forgetExportState(rt, !enabled);
+        }
         queue.add(rt.id); // forgetExportState requested a full pass
       }
     });
@@ -565,12 +368,7 @@ public final class KollectEngine implements AutoCloseable {
     if (!started || closed) {
       return false;
     }
-    for (TargetRuntime rt : targets.values()) {
-      if (rt.status == null) {
-        return false;
-      }
-    }
-    return registry.allSynced();
+    return targets.allReconciled() && registry.allSynced();
   }
 
   /**
@@ -615,7 +413,7 @@ public final class KollectEngine implements AutoCloseable {
         if (left <= 0 || !exporter.awaitIdle(Duration.ofNanos(left))) {
           return false;
         }
-        if (queue.isIdle() && nothingDirty()) {
+        if (queue.isIdle() && targets.nothingDirty()) {
           return true;
         }
       }
@@ -623,19 +421,6 @@ public final class KollectEngine implements AutoCloseable {
       Thread.currentThread().interrupt();
       return false;
     }
-  }
-
-  /**
-   * Whether no target has a changed object waiting: a listener marks the key before it queues the
-   * target, so a dirty key is work even in the instant the queue looks idle.
-   */
-  private boolean nothingDirty() {
-    for (TargetRuntime rt : targets.values()) {
-      if (rt.anyDirty()) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**
@@ -651,25 +436,9 @@ public final class KollectEngine implements AutoCloseable {
       }
       closed = true;
     }
-    queue.shutDown();
-    for (Thread t : workers) {
-      try {
-        t.join(Duration.ofSeconds(30).toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-      if (t.isAlive()) {
-        LOG.warn("reconcile worker {} did not stop within 30 s", t.getName());
-      }
-    }
-    for (TargetRuntime rt : targets.values()) {
-      synchronized (rt) {
-        rt.removed = true;
-        TargetReconciler.closeAllLeases(rt);
-      }
-    }
-    deliveryRefresh.shutdownNow();
+    workers.stop();
+    targets.all().forEach(reconciler::close);
+    deliveryRefresh.close();
     shadows.close();
     if (accessDecisions != null) {
       accessDecisions.close();
@@ -682,7 +451,7 @@ public final class KollectEngine implements AutoCloseable {
     }
   }
 
-  // ---- clusters (issue "Remote clusters") -----------------------------------------------------
+  // ---- other clusters ------------------------------------------------------------------------
 
   /**
    * Re-opens the cluster: its credentials or address changed. The old client is released, a new
@@ -721,14 +490,10 @@ public final class KollectEngine implements AutoCloseable {
 
   /** Re-runs every unit of the cluster: its connection changed state or was re-opened. */
   private void clusterHealthChanged(String cluster) {
-    for (TargetRuntime rt : targets.values()) {
-      if (rt.units.containsKey(cluster)) {
-        fullPass(rt.id);
-      }
-    }
+    targets.reading(cluster).forEach(this::fullPass);
   }
 
-  // ---- safe change (issue "Safe change") ------------------------------------------------------
+  // ---- safe change: forced passes, suspended sinks, circuits, shadow profiles -----------------
 
   /**
    * Queues a full pass of the target now, as a host does for Flux's {@code
@@ -760,7 +525,7 @@ public final class KollectEngine implements AutoCloseable {
 
   /** How many targets' circuits are open now (for a metric). */
   public int openCircuits() {
-    return circuits.openCount();
+    return workers.openCircuits();
   }
 
   /**
@@ -802,8 +567,7 @@ public final class KollectEngine implements AutoCloseable {
 
   /** How many reconciles of the target ran (including ones that waited for sync). */
   long reconcileCount(TargetId id) {
-    TargetRuntime rt = targets.get(id);
-    return rt == null ? 0 : rt.reconciles.get();
+    return targets.reconcileCount(id);
   }
 
   /** How many leases the candidate of the profile holds (over all its targets). */
@@ -817,131 +581,13 @@ public final class KollectEngine implements AutoCloseable {
 
   /** How many objects the target's reconciles actually extracted (memo misses). */
   long extractionCount(TargetId id) {
-    TargetRuntime rt = targets.get(id);
-    if (rt == null) {
-      return 0;
-    }
-    synchronized (rt) {
-      return rt.records.extractions();
-    }
+    return targets.extractionCount(id);
   }
 
   /** Re-asks every cached access question now, as the periodic re-check does. */
   void recheckAccess() {
     if (accessDecisions != null) {
       accessDecisions.recheckAll();
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-
-  private void work() {
-    while (true) {
-      Optional<TargetId> next;
-      try {
-        next = queue.get();
-      } catch (InterruptedException e) {
-        return;
-      }
-      if (next.isEmpty()) {
-        return;
-      }
-      TargetId id = next.get();
-      try {
-        TargetRuntime rt = targets.get(id);
-        Duration wait = rt == null ? null : circuits.untilAttempt(id, Instant.now());
-        if (wait != null) {
-          queue.addAfter(id, wait); // skipped while open; an earlier wake-up took its place
-        } else if (rt != null) {
-          TargetStatus status = reconciler.reconcile(rt);
-          Instant now = Instant.now();
-          Duration open = circuits.record(id, CircuitBreaker.extractionFailure(status), now);
-          if (status != null) {
-            publish(rt, circuits.decorate(status, rt.status, now));
-          }
-          if (open != null) {
-            LOG.warn("target {}: circuit open for {} ({})", id, open,
-                CircuitBreaker.extractionFailure(status));
-            rt.requestFullPass();
-            queue.addAfter(id, open);
-          }
-          shadows.touched(rt.spec().profileRef());
-        }
-        queue.forget(id);
-      } catch (RuntimeException e) {
-        int attempt = queue.numRequeues(id) + 1;
-        Instant now = Instant.now();
-        Duration open = circuits.record(id, StatusBuilder.firstLine(e), now);
-        LOG.warn("reconcile of target {} failed (attempt {}), {}", id, attempt,
-            open == null ? "retrying with backoff" : "circuit open for " + open, e);
-        TargetRuntime rt = targets.get(id);
-        if (rt != null) {
-          try {
-            publish(rt, circuits.decorate(StatusBuilder.failed(rt, e, now), rt.status, now));
-          } catch (RuntimeException statusFailure) {
-            LOG.warn("cannot report the failed reconcile of target {}", id, statusFailure);
-          }
-        }
-        if (open == null) {
-          queue.addRateLimited(id);
-        } else {
-          queue.forget(id);
-          queue.addAfter(id, open);
-        }
-      } finally {
-        queue.done(id);
-      }
-    }
-  }
-
-  /**
-   * Stores the new status and tells listeners when it changed. A change of {@code lastExport}
-   * alone (every exported object change causes one) is reported at most once per {@code
-   * lastExportNotifyInterval}, so a busy target does not turn every object change into a status
-   * write; the target is re-checked when the interval is over, so the latest time is reported.
-   */
-  private void publish(TargetRuntime rt, TargetStatus status) {
-    publish(rt, status, null);
-  }
-
-  /**
-   * As {@link #publish(TargetRuntime, TargetStatus)}, but only while the target's status is still
-   * {@code expected} (when given): a refresh never overwrites a newer reconcile's status.
-   */
-  private void publish(TargetRuntime rt, TargetStatus status, TargetStatus expected) {
-    boolean notify;
-    synchronized (rt) {
-      if (rt.removed || (expected != null && rt.status != expected)) {
-        return;
-      }
-      rt.status = status;
-      if (!exportEnabled) {
-        return;
-      }
-      if (status.equals(rt.notified)) {
-        return;
-      }
-      long now = System.nanoTime();
-      boolean onlyLastExport = rt.notified != null && StatusBuilder.withoutLastExport(status)
-          .equals(StatusBuilder.withoutLastExport(rt.notified));
-      long since = now - rt.notifiedAtNanos;
-      if (onlyLastExport && since < lastExportNotifyInterval.toNanos()) {
-        queue.addAfter(rt.id, Duration.ofNanos(lastExportNotifyInterval.toNanos() - since));
-        notify = false;
-      } else {
-        rt.notified = status;
-        rt.notifiedAtNanos = now;
-        notify = true;
-      }
-    }
-    if (notify) {
-      for (TargetStatusListener l : listeners) {
-        try {
-          l.onStatus(status);
-        } catch (RuntimeException e) {
-          LOG.warn("status listener failed for {}", status.id(), e);
-        }
-      }
     }
   }
 

@@ -3,7 +3,12 @@ package io.kollect.core;
 import java.time.Duration;
 import java.util.List;
 
-/** The longest delay of several limiters; every limiter counts every retry. */
+/**
+ * The longest delay of several limiters; every limiter counts every retry (client-go's {@code
+ * MaxOfRateLimiter}, which combines the per-key backoff with the overall bucket). No library
+ * composes per-key limiters this way (see {@link TokenBucketRateLimiter} and {@link
+ * ExponentialBackoffRateLimiter} for why those two stay hand-written), so neither can this.
+ */
 final class MaxOfRateLimiter<K> implements RateLimiter<K> {
 
   private final List<RateLimiter<K>> limiters;

@@ -42,7 +42,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Shadow evaluation of candidate profiles (issue "Safe change"): for every target of a profile
+ * Shadow evaluation of candidate profiles (safe profile change): for every target of a profile
  * that has a candidate, what the candidate would deliver compared with what the target delivers,
  * over the same cached objects, with nothing of it delivered.
  *
@@ -98,27 +98,35 @@ final class ShadowEvaluation implements AutoCloseable {
         return t;
       });
 
-  ShadowEvaluation(String cluster, BiFunction<LeaseRequest, LeaseListener, InformerLease> leases,
+  /**
+   * What a shadow evaluation reads with: the same as the engine's full passes.
+   *
+   * @param cluster the engine's own cluster's name
+   * @param leases where candidate leases of the engine's own cluster come from
+   * @param toJson how a cached object becomes the JSON extraction reads
+   * @param namespaceFilter namespaces the engine may read at all
+   * @param boundary what targets may read
+   * @param extractOptions how candidates are compiled (the digest key)
+   * @param clock stamps candidate records
+   * @param shard the objects this engine owns: a candidate profile sees only those
+   */
+  record Reading(String cluster, BiFunction<LeaseRequest, LeaseListener, InformerLease> leases,
       Function<GenericKubernetesResource, JsonNode> toJson, Predicate<String> namespaceFilter,
-      TenantBoundary boundary, ExtractOptions extractOptions, Targets targets, Clock clock,
-      Duration interval) {
-    this(cluster, leases, toJson, namespaceFilter, boundary, extractOptions, targets, clock,
-        interval, Shard.NONE);
-  }
+      TenantBoundary boundary, ExtractOptions extractOptions, Clock clock, Shard shard) {}
 
-  /** @param shard the objects this engine owns: a candidate profile sees only those */
-  ShadowEvaluation(String cluster, BiFunction<LeaseRequest, LeaseListener, InformerLease> leases,
-      Function<GenericKubernetesResource, JsonNode> toJson, Predicate<String> namespaceFilter,
-      TenantBoundary boundary, ExtractOptions extractOptions, Targets targets, Clock clock,
-      Duration interval, Shard shard) {
-    this.cluster = cluster;
-    this.leases = leases;
-    this.extractor = new RecordExtractor(toJson, shard);
-    this.namespaceFilter = namespaceFilter;
-    this.boundary = boundary;
-    this.extractOptions = extractOptions;
+  /**
+   * @param targets finds a profile's targets (their units when they fan out)
+   * @param interval least time between two evaluations of a profile's candidate after events
+   */
+  ShadowEvaluation(Reading reading, Targets targets, Duration interval) {
+    this.cluster = reading.cluster();
+    this.leases = reading.leases();
+    this.extractor = new RecordExtractor(reading.toJson(), reading.shard());
+    this.namespaceFilter = reading.namespaceFilter();
+    this.boundary = reading.boundary();
+    this.extractOptions = reading.extractOptions();
     this.targets = targets;
-    this.clock = clock;
+    this.clock = reading.clock();
     this.intervalNanos = interval.toNanos();
   }
 
@@ -433,6 +441,21 @@ final class ShadowEvaluation implements AutoCloseable {
         return null;
       }
     }
+    Map<String, Object> candidate = readCandidate(s, ts, rt, snap);
+    Integer max = snap.spec().maxObjects();
+    if (max != null) {
+      capCandidate(candidate, max);
+    }
+    return diff(ts, snap, candidate);
+  }
+
+  /**
+   * The candidate's outcome per record key (a record, or an extraction error's message) over the
+   * candidate leases, in the target's scope and boundary; extracts only objects whose {@code
+   * resourceVersion} changed since the last evaluation.
+   */
+  private Map<String, Object> readCandidate(Shadow s, TargetShadow ts, TargetRuntime rt,
+      Snapshot snap) {
     // On another cluster the credential is the boundary (as in the unit's own full pass).
     TenantBoundary unitBoundary = rt.connection == null ? boundary : TenantBoundary.off();
     TenantBoundary.ServiceAccountRef subject = unitBoundary.subjectOf(snap.spec());
@@ -450,10 +473,8 @@ final class ShadowEvaluation implements AutoCloseable {
       }
       for (GenericKubernetesResource obj : e.getValue().list()) {
         String ns = obj.getMetadata() == null ? null : obj.getMetadata().getNamespace();
-        if (ns != null && snap.namespaces().all() && !namespaceFilter.test(ns)) {
-          continue;
-        }
-        if (!access.allows(ns)) {
+        if ((ns != null && snap.namespaces().all() && !namespaceFilter.test(ns))
+            || !access.allows(ns)) {
           continue;
         }
         ObjectKey key = ObjectKey.of(type, ns, obj.getMetadata().getName());
@@ -467,20 +488,25 @@ final class ShadowEvaluation implements AutoCloseable {
       }
     }
     ts.memo = memo;
-    Integer max = snap.spec().maxObjects();
-    if (max != null) {
-      // The candidate would deliver the first max records in key order, as the target does.
-      int kept = 0;
-      for (Map.Entry<String, Object> e : new TreeMap<>(candidate).entrySet()) {
-        if (e.getValue() instanceof Record) {
-          if (kept >= max) {
-            candidate.put(e.getKey(), null);
-          } else {
-            kept++;
-          }
+    return candidate;
+  }
+
+  /** The candidate would deliver the first {@code max} records in key order, as the target does. */
+  private static void capCandidate(Map<String, Object> candidate, int max) {
+    int kept = 0;
+    for (Map.Entry<String, Object> e : new TreeMap<>(candidate).entrySet()) {
+      if (e.getValue() instanceof Record) {
+        if (kept >= max) {
+          candidate.put(e.getKey(), null);
+        } else {
+          kept++;
         }
       }
     }
+  }
+
+  /** The difference between the target's records and the candidate's, key by key. */
+  private static ProfileDiff diff(TargetShadow ts, Snapshot snap, Map<String, Object> candidate) {
     ProfileDiff.Accumulator acc = ProfileDiff.accumulator(ProfileDiff.DEFAULT_SAMPLES);
     List<String> all = new ArrayList<>(snap.baselineKeys());
     for (String key : candidate.keySet()) {

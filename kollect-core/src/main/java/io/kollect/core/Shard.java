@@ -55,6 +55,26 @@ public record Shard(int total, int index) {
     return Long.remainderUnsigned(hash(cluster, group, kind, namespace, name), total) == index;
   }
 
+  /**
+   * Whether this shard owns the object of a record key ({@code group/kind/namespace/name}) of an
+   * export target ({@link UnitKey#exportKey}: {@code ns/name} for the engine's own cluster,
+   * {@code cluster/ns/name} for another). A key of another shape is kept: it was not written by
+   * an engine's reading of objects.
+   */
+  boolean ownsRecord(String localCluster, String exportKey, String recordKey) {
+    if (!sharded()) {
+      return true;
+    }
+    String[] k = recordKey.split("/", 4);
+    if (k.length != 4) {
+      return true;
+    }
+    int slash = exportKey.indexOf('/');
+    boolean remote = slash > 0 && exportKey.indexOf('/', slash + 1) > 0;
+    String cluster = remote ? exportKey.substring(0, slash) : localCluster;
+    return owns(cluster, k[0], k[1], k[2], k[3]);
+  }
+
   /** The object's hash: FNV-1a-64 of its identity string (see the class comment). */
   static long hash(String cluster, String group, String kind, String namespace, String name) {
     return fnv1a64(cluster + "/" + (group == null ? "" : group) + "/" + kind + "/"

@@ -206,14 +206,7 @@ final class StatusBuilder {
 
   private Condition condition(String type, String status, String reason, String message,
       TargetStatus previous) {
-    Instant since = now;
-    if (previous != null) {
-      Condition before = previous.condition(type);
-      if (before != null && before.status().equals(status)) {
-        since = before.lastTransitionTime();
-      }
-    }
-    return new Condition(type, status, reason, message, since);
+    return TargetStatuses.transition(type, status, reason, message, previous, now);
   }
 
   /**

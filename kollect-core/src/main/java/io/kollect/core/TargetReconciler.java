@@ -31,11 +31,14 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * informer event ─► lease listener: key dirty (latest event wins), target queued    [no monitor]
  * worker ─► reconcile(target)                                                         [monitor]
- *   full pass, when requested (start, spec/profile/sink/lease-status/access change, export on,
- *   a failed pass) or due (the periodic resync):     NamespaceScope ─► LeasePlan ─► SyncGate
- *       ─► FullPass reads every cache (entries reused when unchanged) ─► HandOver.full (converge)
- *   delta pass, for the dirty keys:  DeltaPass re-reads those keys only ─► HandOver.delta (update)
- *   status: the last full pass's findings + the counts and errors TargetRecords maintains
+ *   plan: a full pass when requested (start, spec/profile/sink/lease-status/access change,
+ *   export on, a failed pass) or due (the periodic resync)
+ *   full pass:  NamespaceScope ─► LeasePlan ─► SyncGate ─► FullPass reads every cache (entries
+ *               reused when unchanged) ─► returns RecordChanges + PassContext (status facts)
+ *   delta pass: DeltaPass re-reads the dirty keys only ─► returns RecordChanges
+ *   hand over:  HandOver.full (converge) / HandOver.delta (update) ─► view + Exporter
+ *   status:     the full pass's facts + the counts and errors TargetRecords maintains
+ *               (StatusBuilder); the caller publishes it (StatusPublisher)
  * </pre>
  *
  * <p><b>Why a delta equals a full pass.</b> Both decide each object by the same rule (in scope
@@ -107,78 +110,142 @@ final class TargetReconciler {
   private final ExponentialBackoffRateLimiter<UnitKey> unitRetries =
       new ExponentialBackoffRateLimiter<>(Duration.ofMillis(500), Duration.ofMinutes(5));
 
-  TargetReconciler(String cluster, Inputs inputs, Exporter exporter, InventorySink inventoryView,
-      String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
-      Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
-      Clock clock) {
-    this(cluster, inputs, exporter, inventoryView, hostInventorySink, index, queue,
-        namespaceFilter, toJson, clock, TenantBoundary.off(), new RequestedProjections(),
-        LeaseSignals.FROM_LEASE_STATUS);
-  }
-
-  TargetReconciler(String cluster, Inputs inputs, Exporter exporter, InventorySink inventoryView,
-      String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
-      Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
-      Clock clock, TenantBoundary boundary, RequestedProjections projections,
-      LeaseSignals signals) {
-    this(cluster, inputs, exporter, inventoryView, hostInventorySink, index, queue,
-        namespaceFilter, toJson, clock, boundary, projections, signals,
-        DEFAULT_FULL_PASS_INTERVAL);
-  }
-
-  /**
-   * @param fullPassInterval how often a full pass runs without a cause (zero: never)
-   */
-  TargetReconciler(String cluster, Inputs inputs, Exporter exporter, InventorySink inventoryView,
-      String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
-      Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
-      Clock clock, TenantBoundary boundary, RequestedProjections projections,
-      LeaseSignals signals, Duration fullPassInterval) {
-    this(cluster, inputs, exporter, new ClusterInventoryView(inventoryView, cluster),
-        hostInventorySink, index, queue, namespaceFilter, toJson, clock, boundary, projections,
-        signals, fullPassInterval, null);
-  }
-
-  /**
-   * @param views the in-memory inventory, per cluster
-   * @param clusters the other clusters targets may name, {@code null} for none
-   */
-  TargetReconciler(String cluster, Inputs inputs, Exporter exporter, ClusterInventoryView views,
-      String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
-      Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
-      Clock clock, TenantBoundary boundary, RequestedProjections projections,
-      LeaseSignals signals, Duration fullPassInterval, OpenClusters clusters) {
-    this(cluster, inputs, exporter, views, hostInventorySink, index, queue, namespaceFilter,
-        toJson, clock, boundary, projections, signals, fullPassInterval, clusters, Shard.NONE);
-  }
-
-  /** @param shard the objects this engine owns; the others yield no record */
-  TargetReconciler(String cluster, Inputs inputs, Exporter exporter, ClusterInventoryView views,
-      String hostInventorySink, TargetIndex index, WorkQueue<TargetId> queue,
-      Predicate<String> namespaceFilter, Function<GenericKubernetesResource, JsonNode> toJson,
-      Clock clock, TenantBoundary boundary, RequestedProjections projections,
-      LeaseSignals signals, Duration fullPassInterval, OpenClusters clusters, Shard shard) {
-    this.clusters = clusters;
-    this.inputs = inputs;
-    this.exporter = exporter;
-    this.index = index;
-    this.queue = queue;
-    this.namespaceFilter = namespaceFilter;
-    this.clock = clock;
-    this.fullPassIntervalNanos = fullPassInterval.toNanos();
+  private TargetReconciler(Builder b) {
+    this.clusters = b.clusters;
+    this.inputs = b.inputs;
+    this.exporter = b.exporter;
+    this.index = b.index;
+    this.queue = b.queue;
+    this.namespaceFilter = b.namespaceFilter;
+    this.clock = b.clock;
+    this.fullPassIntervalNanos = b.fullPassInterval.toNanos();
+    ClusterInventoryView views = b.views != null ? b.views
+        : new ClusterInventoryView(new InventorySink(KollectEngine.INVENTORY_VIEW), b.cluster);
     this.handOver = new HandOver(exporter, views, clock);
     NamespaceScope namespaces = new NamespaceScope(inputs::lease, index, namespaceFilter);
-    RecordExtractor extractor = new RecordExtractor(toJson, shard);
-    this.fullPass = new FullPass(cluster, inputs, hostInventorySink, namespaces,
-        new LeasePlan(inputs::lease, index, projections), new SyncGate(boundary, signals),
-        boundary, extractor, projections, signals, handOver, index);
-    this.deltaPass = new DeltaPass(cluster, extractor, projections, signals, namespaces);
-    this.remoteFullPass = new FullPass(cluster, inputs, hostInventorySink, namespaces,
-        new LeasePlan(inputs::lease, index, projections),
-        new SyncGate(TenantBoundary.off(), signals), TenantBoundary.off(), extractor, projections,
-        signals, handOver, index);
-    this.units = new ClusterUnits(cluster, clusters, exporter, handOver, index,
+    RecordExtractor extractor = new RecordExtractor(b.toJson, b.shard);
+    FullPass.Reading reading = new FullPass.Reading(b.cluster, inputs, b.hostInventorySink,
+        namespaces, new LeasePlan(inputs::lease, index, b.projections), extractor, b.projections,
+        b.signals, index);
+    this.fullPass = new FullPass(reading, b.boundary);
+    this.remoteFullPass = new FullPass(reading, TenantBoundary.off());
+    this.deltaPass = new DeltaPass(b.cluster, extractor, b.projections, b.signals, namespaces);
+    this.units = new ClusterUnits(b.cluster, clusters, exporter, handOver, index,
         inputs::exportEnabled);
+  }
+
+  /**
+   * Starts a reconciler of the engine's cluster {@code cluster}; every other collaborator has a
+   * default fit for a test (no tenant boundary, no other clusters, no shard, all namespaces).
+   */
+  static Builder builder(String cluster, Inputs inputs, Exporter exporter,
+      WorkQueue<TargetId> queue) {
+    return new Builder(cluster, inputs, exporter, queue);
+  }
+
+  /** What a {@link TargetReconciler} works with; the engine gives all, tests what they vary. */
+  static final class Builder {
+    private final String cluster;
+    private final Inputs inputs;
+    private final Exporter exporter;
+    private final WorkQueue<TargetId> queue;
+    private ClusterInventoryView views;
+    private String hostInventorySink;
+    private TargetIndex index = new TargetIndex();
+    private Predicate<String> namespaceFilter = ns -> true;
+    private Function<GenericKubernetesResource, JsonNode> toJson;
+    private Clock clock = Clock.systemUTC();
+    private TenantBoundary boundary = TenantBoundary.off();
+    private RequestedProjections projections = new RequestedProjections();
+    private LeaseSignals signals = LeaseSignals.FROM_LEASE_STATUS;
+    private Duration fullPassInterval = DEFAULT_FULL_PASS_INTERVAL;
+    private OpenClusters clusters;
+    private Shard shard = Shard.NONE;
+
+    private Builder(String cluster, Inputs inputs, Exporter exporter,
+        WorkQueue<TargetId> queue) {
+      this.cluster = cluster;
+      this.inputs = inputs;
+      this.exporter = exporter;
+      this.queue = queue;
+    }
+
+    /** The in-memory inventory of the engine's own cluster only. */
+    Builder view(InventorySink view) {
+      return views(new ClusterInventoryView(view, cluster));
+    }
+
+    /** The in-memory inventory, per cluster. */
+    Builder views(ClusterInventoryView views) {
+      this.views = views;
+      return this;
+    }
+
+    /** The host's inventory sink, which targets with {@code writeInventory} also feed. */
+    Builder hostInventorySink(String name) {
+      this.hostInventorySink = name;
+      return this;
+    }
+
+    Builder index(TargetIndex index) {
+      this.index = index;
+      return this;
+    }
+
+    /** Namespaces the engine may read at all. */
+    Builder namespaceFilter(Predicate<String> filter) {
+      this.namespaceFilter = filter;
+      return this;
+    }
+
+    /** How a cached object becomes the JSON extraction reads. */
+    Builder toJson(Function<GenericKubernetesResource, JsonNode> toJson) {
+      this.toJson = toJson;
+      return this;
+    }
+
+    Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /** What targets may read (default: off, every target reads what the engine may). */
+    Builder boundary(TenantBoundary boundary) {
+      this.boundary = boundary;
+      return this;
+    }
+
+    Builder projections(RequestedProjections projections) {
+      this.projections = projections;
+      return this;
+    }
+
+    Builder signals(LeaseSignals signals) {
+      this.signals = signals;
+      return this;
+    }
+
+    /** How often a full pass runs without a cause (zero: never). */
+    Builder fullPassInterval(Duration interval) {
+      this.fullPassInterval = interval;
+      return this;
+    }
+
+    /** The other clusters targets may name (default: none). */
+    Builder clusters(OpenClusters clusters) {
+      this.clusters = clusters;
+      return this;
+    }
+
+    /** The objects this engine owns; the others yield no record (default: all). */
+    Builder shard(Shard shard) {
+      this.shard = shard;
+      return this;
+    }
+
+    TargetReconciler build() {
+      return new TargetReconciler(this);
+    }
   }
 
   /**
@@ -260,6 +327,10 @@ final class TargetReconciler {
     return b.build(counts(Set.of(), unit.records, unit.status), unit.status);
   }
 
+  /**
+   * One pass of one unit, top to bottom: plan (is a full pass due?), pass (full, then the dirty
+   * keys), hand over what changed, status. The caller publishes the status.
+   */
   private TargetStatus pass(TargetRuntime rt) {
     if (rt.definition.spec().suspend()) {
       return TargetSuspension.pause(rt, index, clock.instant());
@@ -267,14 +338,17 @@ final class TargetReconciler {
     Instant now = clock.instant();
     long nanos = System.nanoTime();
     boolean handedOver = false;
+    // plan: a full pass when one was requested or is due, else only the dirty keys
     if (rt.takeFullPassRequest() | rt.context == null | fullPassDue(rt, nanos)) {
-      FullPass pass = rt.connection == null ? fullPass : remoteFullPass;
-      FullPass.Result result = pass.run(rt,
+      FullPass.Result full = (rt.connection == null ? fullPass : remoteFullPass).run(rt,
           new StatusBuilder(rt, rt.definition.spec(), now), listener(rt));
-      rt.context = result.context();
+      rt.context = full.context();
       rt.lastFullPassNanos = nanos;
-      handedOver = result.handedOver();
-      if (result.retrySoon()) {
+      if (full.changes() != null) { // hand over (null: stopped early, nothing to converge to)
+        handedOver = handOver.full(rt, full.changes(), full.context().sinks(),
+            full.context().exporting());
+      }
+      if (full.retrySoon()) {
         rt.requestFullPass();
         queue.addAfter(rt.id, Duration.ofSeconds(1));
       }
@@ -282,15 +356,15 @@ final class TargetReconciler {
     PassContext ctx = rt.context;
     if (!rt.dirty.isEmpty()) {
       RecordChanges changes = deltaPass.run(rt, ctx, now);
-      boolean export = ctx.exporting() && inputs.exportEnabled();
-      handOver.delta(rt, changes, ctx.sinks(), export);
-      handedOver |= export && !changes.isEmpty();
+      // hand over
+      handedOver |= handOver.delta(rt, changes, ctx.sinks(),
+          ctx.exporting() && inputs.exportEnabled());
       if (rt.fullPassPending()) {
         queue.add(rt.id); // the delta met something only a full pass decides
       }
     }
     parkFullPass(rt, nanos);
-    return status(rt, ctx, now, handedOver);
+    return status(rt, ctx, now, handedOver); // status; the caller publishes it
   }
 
   private boolean fullPassDue(TargetRuntime rt, long nanos) {
@@ -420,13 +494,10 @@ final class TargetReconciler {
    */
   void forgetExportState(TargetRuntime rt, boolean alsoInExporter) {
     synchronized (rt) {
-      rt.exported = false;
-      rt.exportedSinks = Set.of();
-      rt.notified = null;
+      HandOver.forgetExported(rt);
       rt.requestFullPass();
       for (TargetRuntime unit : rt.units.values()) {
-        unit.exported = false;
-        unit.exportedSinks = Set.of();
+        HandOver.forgetExported(unit);
         unit.requestFullPass();
         if (alsoInExporter && !rt.removed) {
           exporter.removeTarget(unit.exportKey, false);
@@ -454,15 +525,15 @@ final class TargetReconciler {
     return ClusterStatusMerge.deliveries(each);
   }
 
-  /** Ends the target's units (the engine closes: clusters are closed after this). */
-  static void closeAllLeases(TargetRuntime rt) {
-    LeasePlan.closeAll(rt);
-    for (TargetRuntime unit : rt.units.values()) {
-      LeasePlan.closeAll(unit);
-      if (unit.connection != null) {
-        unit.connection.detach(unit.link);
-        unit.link = null;
-      }
+  /**
+   * Marks the target removed and ends its leases and its units' (the engine closes: clusters are
+   * closed after this); nothing is forgotten in the exporter, which closes next.
+   */
+  void close(TargetRuntime rt) {
+    synchronized (rt) {
+      rt.removed = true;
+      LeasePlan.closeAll(rt);
+      units.closeAll(rt);
     }
   }
 }

@@ -9,6 +9,7 @@ import io.kollect.informers.ResourceEvent;
 import io.kollect.informers.ResourceType;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.BiFunction;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +27,31 @@ import java.util.concurrent.atomic.AtomicLong;
  * whose spec names clusters fans out: it holds one child runtime per cluster in {@link #units},
  * each a unit with its own leases, records, export state and status, and its own fields stay
  * empty. Children are guarded by their target's monitor.
+ *
+ * <p><b>Who writes what.</b> The runtime is a place, not an actor: each group of fields is
+ * written by the one unit that owns that state, and only read elsewhere.
+ *
+ * <table>
+ *   <caption>Owners of a runtime's state</caption>
+ *   <tr><th>state</th><th>written by</th></tr>
+ *   <tr><td>{@link #records}</td><td>{@link RecordChanges#apply} (the passes); cleared on
+ *       removal</td></tr>
+ *   <tr><td>{@link #dirty}</td><td>the lease listener (marks), the passes (drain)</td></tr>
+ *   <tr><td>{@link #leases}, {@link #namespaceLease}</td><td>{@link LeasePlan} and {@link
+ *       NamespaceScope}</td></tr>
+ *   <tr><td>{@link #units}, {@link #link}</td><td>{@link ClusterUnits}</td></tr>
+ *   <tr><td>{@link #context}, {@link #lastFullPassNanos}, resync parking</td><td>{@link
+ *       TargetReconciler} (dropped by {@link ClusterUnits} and {@link TargetSuspension}, which
+ *       request a full pass instead)</td></tr>
+ *   <tr><td>{@link #exported}, {@link #exportedSinks}, {@link #cap}</td><td>{@link HandOver}
+ *       (with its {@link ExportCap})</td></tr>
+ *   <tr><td>{@link #status}, {@link #notified}</td><td>{@link StatusPublisher} (a unit's status:
+ *       {@link TargetReconciler})</td></tr>
+ *   <tr><td>{@link #definition}</td><td>{@link TargetSet} (a unit's: {@link
+ *       ClusterUnits})</td></tr>
+ *   <tr><td>{@link #removed}</td><td>{@link TargetReconciler} (a unit's: {@link
+ *       ClusterUnits})</td></tr>
+ * </table>
  */
 final class TargetRuntime {
 
@@ -39,6 +65,38 @@ final class TargetRuntime {
    * @param namespaceLabels the scope's namespace selector ({@code null} when it has none)
    */
   record Definition(TargetSpec spec, LabelSelectorMatcher namespaceLabels) {
+
+    /**
+     * Checks what the engine needs of a spec (no blank names, no {@code /} in a cluster name)
+     * and compiles it; throws naming the target and field when something is invalid.
+     */
+    static Definition validated(TargetSpec spec) {
+      Objects.requireNonNull(spec.id(), "spec.id");
+      requireName(spec.profileRef(), "spec.profileRef");
+      for (String ns : spec.scope().namespaces()) {
+        requireName(ns, "target " + spec.id() + ": scope.namespaces[]");
+      }
+      for (String n : spec.scope().names()) {
+        requireName(n, "target " + spec.id() + ": scope.names[]");
+      }
+      for (String sink : spec.sinkRefs()) {
+        requireName(sink, "target " + spec.id() + ": sinkRefs[]");
+      }
+      for (String cluster : spec.clusters()) {
+        requireName(cluster, "target " + spec.id() + ": clusters[]");
+        if (cluster.contains("/")) {
+          throw new IllegalArgumentException("target " + spec.id() + ": clusters[]: " + cluster
+              + " must not contain '/'");
+        }
+      }
+      return of(spec);
+    }
+
+    private static void requireName(String name, String what) {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException(what + ": must not be blank");
+      }
+    }
 
     /** Compiles the spec's selectors; throws naming the target and field when one is invalid. */
     static Definition of(TargetSpec spec) {
@@ -69,13 +127,13 @@ final class TargetRuntime {
    * The units of a target whose spec names clusters, by cluster name in spec order (empty
    * otherwise); replaced whole, so readers without the monitor see a consistent map.
    */
-  volatile Map<String, TargetRuntime> units = Map.of();
+  volatile Map<String, TargetRuntime> units;
   volatile Definition definition;
   /** Set once, under the monitor, by removal; a reconcile that sees it does nothing. */
   boolean removed;
 
   /** Leases per resource type of the profile, in the resolved scope. */
-  final Map<ResourceType, InformerLease> leases = new HashMap<>();
+  final Map<ResourceType, InformerLease> leases;
   /** The lease on {@code v1/Namespace} that resolves a namespace selector, if any. */
   InformerLease namespaceLease;
 
@@ -84,12 +142,12 @@ final class TargetRuntime {
    * informer threads without the monitor, drained by delta passes; a full pass reads everything
    * and clears it.
    */
-  final ConcurrentHashMap<ObjectKey, ResourceEvent> dirty = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<ObjectKey, ResourceEvent> dirty;
   /** Whether the next pass must be a full pass; set by whatever a delta cannot judge. */
-  private final AtomicBoolean fullPassRequested = new AtomicBoolean(true);
+  private final AtomicBoolean fullPassRequested;
 
   /** What the target holds per object: memo, desired set, counts and errors in one. */
-  final TargetRecords records = new TargetRecords();
+  final TargetRecords records;
   /** What the last full pass decided, reused by delta passes; {@code null} before the first. */
   PassContext context;
   /** When the last full pass ran ({@link System#nanoTime()}). */
@@ -109,23 +167,28 @@ final class TargetRuntime {
   TargetStatus notified;
   long notifiedAtNanos;
 
-  final AtomicLong reconciles = new AtomicLong();
+  final AtomicLong reconciles;
 
   TargetRuntime(Definition definition) {
-    this.id = definition.spec().id();
-    this.definition = definition;
-    this.unit = UnitKey.local(id);
-    this.cluster = null;
-    this.exportKey = id.toString();
-    this.connection = null;
+    this(definition, null, definition.spec().id().toString(), null);
   }
 
-  /** A unit of a fanned-out target: the target as read from {@code cluster}. */
+  /**
+   * A unit of a fanned-out target: the target as read from {@code cluster} ({@code null}: the
+   * target is its own unit on the engine's cluster).
+   */
   TargetRuntime(Definition definition, String cluster, String exportKey,
       ClusterConnection connection) {
     this.id = definition.spec().id();
     this.definition = definition;
     this.unit = new UnitKey(id, cluster);
+    // State starts empty, and the first pass is a full one.
+    this.units = Map.of();
+    this.leases = new HashMap<>();
+    this.dirty = new ConcurrentHashMap<>();
+    this.fullPassRequested = new AtomicBoolean(true);
+    this.records = new TargetRecords();
+    this.reconciles = new AtomicLong();
     this.cluster = cluster;
     this.exportKey = exportKey;
     this.connection = connection;

@@ -7,6 +7,16 @@ import java.time.Duration;
  * {@code rate.Limiter.Reserve}): up to {@code burst} retries pass at once, beyond that they are
  * spaced {@code 1/qps} apart. A reservation is never cancelled, so the tokens may go negative and a
  * later caller waits for the ones reserved before it.
+ *
+ * <p><b>Why not Bucket4j.</b> Bucket4j's token bucket (refill greedy, custom {@code TimeMeter})
+ * is the same arithmetic, but the work queue needs its reservation as a value: "take a token now,
+ * even into debt, and tell me how long this key must wait", to park the key on the queue's delay
+ * line. Bucket4j's non-blocking calls ({@code tryConsume}, {@code
+ * tryConsumeAndReturnRemaining}) refuse instead of reserving, and it reserves only inside {@code
+ * asBlocking()} (parks the calling thread) or {@code asScheduler()} (completes a future on an
+ * executor): either would hold a worker or a thread per retry, where client-go's {@code
+ * rate.Limiter.Reserve().Delay()} is one arithmetic step. These twenty lines are that step; a
+ * dependency would not replace them.
  */
 final class TokenBucketRateLimiter<K> implements RateLimiter<K> {
 

@@ -25,5 +25,17 @@
  * an {@link io.kollect.core.AccessReviewer} (SubjectAccessReview unless another is given), cached
  * and re-checked every {@link io.kollect.core.KollectEngine.Builder#accessReviewInterval}. The
  * boundary applies to the engine's own cluster; on another cluster the credential is the boundary.
+ *
+ * <p><b>Inside</b> (package-private; {@code docs/architecture.md} draws it). {@code KollectEngine}
+ * keeps the public API and wires the units. A pass runs one way: an informer event marks a key
+ * dirty ({@code TargetReconciler}'s lease listener) and queues the target ({@code WorkQueue});
+ * {@code ReconcileWorkers} takes it past the {@code CircuitBreaker} to {@code
+ * TargetReconciler.reconcile}, which plans the pass, runs {@code FullPass} or {@code DeltaPass}
+ * (each returns its {@code RecordChanges} and facts), hands the changes to {@code HandOver} (the
+ * in-memory view and the {@code Exporter}) and builds the status ({@code StatusBuilder}, {@code
+ * ClusterStatusMerge} for several clusters); the worker adds the circuit's condition and {@code
+ * StatusPublisher} stores it and tells the listeners. {@code ShadowEvaluation} compares candidate
+ * profiles beside the targets on its own thread; {@code OpenClusters} keeps the other clusters'
+ * connections and their health.
  */
 package io.kollect.core;

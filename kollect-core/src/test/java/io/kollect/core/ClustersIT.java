@@ -109,10 +109,6 @@ class ClustersIT {
     return engine;
   }
 
-  private KollectEngine engine(ClusterConnections connections) {
-    return engine(connections, InformerOptions.DEFAULT_WATCH_LIVENESS);
-  }
-
   private static TargetSpec target(String ns, List<String> clusters) {
     return TargetSpec.builder(new TargetId("kollect", "deploys-" + ns), "deployments")
         .scope(TargetScope.namespaces(ns)).sinkRefs(List.of("rec")).clusters(clusters).build();
@@ -142,14 +138,50 @@ class ClustersIT {
         .toList();
   }
 
+  /** {@code east} is server {@code b}, {@code west} server {@code home} with its own client. */
+  private CountingConnections eastAndWest() {
+    return new CountingConnections(Map.of(
+        "east", client(b.newAdminClient()), "west", client(home.newAdminClient())));
+  }
+
   private KollectEngine started(ClusterConnections connections, RecordingSink sink,
       TargetSpec spec) {
-    KollectEngine engine = engine(connections);
+    return started(connections, InformerOptions.DEFAULT_WATCH_LIVENESS, sink, spec);
+  }
+
+  private KollectEngine started(ClusterConnections connections, Duration liveness,
+      RecordingSink sink, TargetSpec spec) {
+    KollectEngine engine = engine(connections, liveness);
     engine.putProfile("deployments", EngineIT.deploymentProfile());
     engine.putSink(sink, EngineIT.fastSink());
     engine.putTarget(spec);
     engine.start();
     return engine;
+  }
+
+  /** What {@link #eastBehindProxy} arranged. */
+  private record BehindProxy(FreezableTcpProxy proxy, KollectEngine engine, TargetSpec spec,
+      RecordingSink sink) {}
+
+  /**
+   * A started engine whose target reads namespace {@code ns} of {@code east} (server {@code b},
+   * through a proxy the test can freeze or stop; a watch silent for 5 s is stalled) and {@code
+   * west} (server {@code home}), with {@code web} and {@code api} in east and {@code web} in west;
+   * returns once the target is ready.
+   */
+  private BehindProxy eastBehindProxy(String ns) {
+    deployment(b, ns, "web", 1);
+    deployment(b, ns, "api", 1);
+    deployment(home, ns, "web", 1);
+    FreezableTcpProxy proxy = FreezableTcpProxy.to(b.port());
+    closing.add(proxy);
+    CountingConnections connections = new CountingConnections(Map.of(
+        "east", client(b.adminVia(proxy.port())), "west", client(home.newAdminClient())));
+    RecordingSink sink = new RecordingSink("rec");
+    TargetSpec spec = target(ns, List.of("east", "west"));
+    KollectEngine engine = started(connections, Duration.ofSeconds(5), sink, spec);
+    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    return new BehindProxy(proxy, engine, spec, sink);
   }
 
   private static TargetStatus awaitStatus(KollectEngine engine, TargetId id,
@@ -162,8 +194,7 @@ class ClustersIT {
   void oneTargetOverTwoClustersDeliversTheSameNamespaceAndNameFromEachWithoutCollision() {
     deployment(home, "fan", "web", 1);
     deployment(b, "fan", "web", 2);
-    CountingConnections connections = new CountingConnections(Map.of(
-        "east", client(b.newAdminClient()), "west", client(home.newAdminClient())));
+    CountingConnections connections = eastAndWest();
     RecordingSink sink = new RecordingSink("rec");
     TargetSpec spec = target("fan", List.of("east", "west"));
     KollectEngine engine = started(connections, sink, spec);
@@ -207,8 +238,7 @@ class ClustersIT {
     deployment(home, "move", "api", 1);
     deployment(b, "move", "api", 1);
     deployment(b, "move", "db", 1);
-    CountingConnections connections = new CountingConnections(Map.of(
-        "east", client(b.newAdminClient()), "west", client(home.newAdminClient())));
+    CountingConnections connections = eastAndWest();
     RecordingSink sink = new RecordingSink("rec");
     TargetSpec spec = target("move", List.of("east", "west"));
     KollectEngine engine = started(connections, sink, spec);
@@ -339,22 +369,12 @@ class ClustersIT {
 
   @Test
   void aBlackholedClusterIsUnreachableWithinTwoWindowsWhileTheOtherFlowsAndConvergesWithoutResends() {
-    deployment(b, "freeze", "web", 1);
-    deployment(b, "freeze", "api", 1);
-    deployment(home, "freeze", "web", 1);
-    FreezableTcpProxy proxy = FreezableTcpProxy.to(b.port());
-    closing.add(proxy);
-    CountingConnections connections = new CountingConnections(Map.of(
-        "east", client(b.adminVia(proxy.port())), "west", client(home.newAdminClient())));
+    BehindProxy arranged = eastBehindProxy("freeze");
+    FreezableTcpProxy proxy = arranged.proxy();
+    KollectEngine engine = arranged.engine();
+    TargetSpec spec = arranged.spec();
+    RecordingSink sink = arranged.sink();
     Duration window = Duration.ofSeconds(5);
-    RecordingSink sink = new RecordingSink("rec");
-    TargetSpec spec = target("freeze", List.of("east", "west"));
-    KollectEngine engine = engine(connections, window);
-    engine.putProfile("deployments", EngineIT.deploymentProfile());
-    engine.putSink(sink, EngineIT.fastSink());
-    engine.putTarget(spec);
-    engine.start();
-    awaitStatus(engine, spec.id(), TargetStatus::ready);
     await().atMost(WAIT).until(() -> engine.clusterHealth("east").map(ClusterHealth::ready)
         .orElse(false));
     assertThat(engine.awaitIdle(WAIT)).isTrue();
@@ -507,22 +527,11 @@ class ClustersIT {
 
   @Test
   void aStoppedClusterKeepsItsRecordsWhileTheOtherFlowsAndConvergesWithoutResendsWhenItIsBack() {
-    deployment(b, "stop", "web", 1);
-    deployment(b, "stop", "api", 1);
-    deployment(home, "stop", "web", 1);
-    FreezableTcpProxy proxy = FreezableTcpProxy.to(b.port());
-    closing.add(proxy);
-    CountingConnections connections = new CountingConnections(Map.of(
-        "east", client(b.adminVia(proxy.port())), "west", client(home.newAdminClient())));
-    Duration window = Duration.ofSeconds(5);
-    RecordingSink sink = new RecordingSink("rec");
-    TargetSpec spec = target("stop", List.of("east", "west"));
-    KollectEngine engine = engine(connections, window);
-    engine.putProfile("deployments", EngineIT.deploymentProfile());
-    engine.putSink(sink, EngineIT.fastSink());
-    engine.putTarget(spec);
-    engine.start();
-    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    BehindProxy arranged = eastBehindProxy("stop");
+    FreezableTcpProxy proxy = arranged.proxy();
+    KollectEngine engine = arranged.engine();
+    TargetSpec spec = arranged.spec();
+    RecordingSink sink = arranged.sink();
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     assertThat(sink.records()).hasSize(3);
 

@@ -33,8 +33,8 @@ import org.openjdk.jol.info.GraphLayout;
 
 /**
  * Cost per change and memory per object of the engine's per-target work, without an API server:
- * one target over ConfigMaps held in an in-memory lease (the benchmark shape of issue 13: two data
- * keys of ~50 bytes each, one label, 20 namespaces, a profile of two fields), the real exporter
+ * one target over ConfigMaps held in an in-memory lease (the delta engine's benchmark shape: two
+ * data keys of ~50 bytes each, one label, 20 namespaces, a profile of two fields), the real exporter
  * with a sink that discards, and the real worker path: the lease listener gets an UPDATED event,
  * the target is taken from the work queue and reconciled, as {@code KollectEngine}'s workers do.
  *
@@ -164,9 +164,8 @@ public final class EngineCostBenchmark {
           return lease;
         }
       };
-      reconciler = new TargetReconciler("bench", inputs, exporter, view, null, new TargetIndex(),
-          queue, ns -> true, obj -> serialization.convertValue(obj, JsonNode.class),
-          Clock.systemUTC());
+      reconciler = TargetReconciler.builder("bench", inputs, exporter, queue).view(view)
+          .toJson(obj -> serialization.convertValue(obj, JsonNode.class)).build();
       rt = new TargetRuntime(TargetRuntime.Definition.of(new TargetSpec(new TargetId("ns", "t"),
           1, "cm", TargetScope.everything(), List.of("null"), false)));
       queue.add(rt.id);

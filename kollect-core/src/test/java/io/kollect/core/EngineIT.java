@@ -61,6 +61,13 @@ class EngineIT {
     return engine;
   }
 
+  /** Every status the engine's listeners hear from now on, in order. */
+  static List<TargetStatus> heard(KollectEngine engine) {
+    List<TargetStatus> heard = new CopyOnWriteArrayList<>();
+    engine.addStatusListener(heard::add);
+    return heard;
+  }
+
   static TargetStatus awaitStatus(KollectEngine engine, TargetId id,
       java.util.function.Predicate<TargetStatus> p) {
     return await().atMost(WAIT).until(() -> engine.status(id).orElse(null),
@@ -81,14 +88,10 @@ class EngineIT {
   void exportsOnlyInScopeChangesOfExtractedFieldsAndTombstonesDeletes() {
     api.cluster().namespace("a");
     api.cluster().namespace("b");
-    KollectEngine engine = engine();
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("deployments", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("slice", "a", "deployments", "rec");
-    engine.putTarget(spec);
-    engine.start();
-    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    OneTarget arranged = OneTarget.ready(engine(), "slice", "a", "deployments");
+    KollectEngine engine = arranged.engine();
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
 
     api.cluster().deployment("a", "web", "nginx:1.25", 1);
     api.cluster().deployment("b", "web", "nginx:1.25", 1);
@@ -136,13 +139,10 @@ class EngineIT {
   void anInvalidProfileDegradesTheTargetWhichKeepsExportingWithTheLastValidVersion() {
     api.cluster().namespace("deg");
     api.cluster().deployment("deg", "api", "api:1", 2);
-    KollectEngine engine = engine();
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("deg", "deg", "p", "rec");
-    engine.putTarget(spec);
-    engine.start();
+    OneTarget arranged = OneTarget.started(engine(), "deg", "deg", "p");
+    KollectEngine engine = arranged.engine();
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
     awaitStatus(engine, spec.id(), s -> s.ready() && s.objectCounts().equals(Map.of("apps/v1/Deployment", 1)));
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     assertThat(sink.records()).hasSize(1);
@@ -259,12 +259,9 @@ class EngineIT {
           return true;
         }).build();
     api.closedAfterTest(engine);
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("failing", "failing", "p", "rec");
-    engine.putTarget(spec);
-    engine.start();
+    OneTarget arranged = OneTarget.started(engine, "failing", "failing", "p");
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
     TargetStatus failed = awaitStatus(engine, spec.id(), s -> s.condition(Condition.READY) != null
         && "ReconcileFailed".equals(s.condition(Condition.READY).reason()));
     assertThat(failed.ready()).isFalse();
@@ -283,14 +280,10 @@ class EngineIT {
     api.cluster().namespace("level");
     api.cluster().deployment("level", "x", "x:1", 1);
     KollectEngine engine = engine();
-    RecordingSink sink = new RecordingSink("rec");
-    List<TargetStatus> heard = new CopyOnWriteArrayList<>();
-    engine.addStatusListener(heard::add);
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("level", "level", "p", "rec");
-    engine.putTarget(spec);
-    engine.start();
+    List<TargetStatus> heard = heard(engine);
+    OneTarget arranged = OneTarget.started(engine, "level", "level", "p");
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
     awaitStatus(engine, spec.id(), s -> s.ready() && !s.objectCounts().isEmpty());
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     // The sink acknowledged after the first reconcile: the next one reports that once (delivery
@@ -335,7 +328,6 @@ class EngineIT {
         .informerOptions(InformerOptions.defaults().withReleaseGrace(Duration.ofMillis(100)))
         .build();
     api.closedAfterTest(engine);
-    RecordingSink sink = new RecordingSink("rec");
     List<TargetId> removed = new CopyOnWriteArrayList<>();
     engine.addStatusListener(new TargetStatusListener() {
       @Override
@@ -346,11 +338,9 @@ class EngineIT {
         removed.add(id);
       }
     });
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("rm", "rm", "p", "rec");
-    engine.putTarget(spec);
-    engine.start();
+    OneTarget arranged = OneTarget.started(engine, "rm", "rm", "p");
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
     await().atMost(WAIT).until(() -> sink.size() == 1);
     assertThat(engine.inventory().query(InventoryQuery.all())).hasSize(1);
     assertThat(engine.informerCount()).isEqualTo(1);
@@ -427,14 +417,10 @@ class EngineIT {
     KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .exportEnabled(false).lastExportNotifyInterval(Duration.ZERO).build();
     api.closedAfterTest(engine);
-    RecordingSink sink = new RecordingSink("rec");
-    List<TargetStatus> heard = new CopyOnWriteArrayList<>();
-    engine.addStatusListener(heard::add);
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("standby", "standby", "p", "rec");
-    engine.putTarget(spec);
-    engine.start();
+    List<TargetStatus> heard = heard(engine);
+    OneTarget arranged = OneTarget.started(engine, "standby", "standby", "p");
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
 
     await().atMost(WAIT).until(() -> engine.inventory().query(InventoryQuery.all()).size() == 1);
     assertThat(engine.awaitIdle(WAIT)).isTrue();
@@ -460,12 +446,10 @@ class EngineIT {
   void closeReleasesEverythingAndLeavesNoKollectThreadsBehind() {
     api.cluster().namespace("close");
     api.cluster().deployment("close", "c", "c:1", 1);
-    KollectEngine engine = engine();
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("close", "close", "p", "rec");
-    engine.putTarget(spec);
+    OneTarget arranged = OneTarget.put(engine(), "close", "close", "p");
+    KollectEngine engine = arranged.engine();
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
     assertThat(engine.isReady()).isFalse();
     engine.start();
     engine.start(); // idempotent
@@ -487,14 +471,10 @@ class EngineIT {
     KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .lastExportNotifyInterval(Duration.ofSeconds(8)).build();
     api.closedAfterTest(engine);
-    RecordingSink sink = new RecordingSink("rec");
-    List<TargetStatus> heard = new CopyOnWriteArrayList<>();
-    engine.addStatusListener(heard::add);
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("storm", "storm", "p", "rec");
-    engine.putTarget(spec);
-    engine.start();
+    List<TargetStatus> heard = heard(engine);
+    OneTarget arranged = OneTarget.started(engine, "storm", "storm", "p");
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
     await().atMost(WAIT).until(() -> sink.size() == 1);
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     int before = heard.size();
@@ -518,13 +498,10 @@ class EngineIT {
     api.cluster().namespace("move-to");
     api.cluster().deployment("move-from", "old", "o:1", 1);
     api.cluster().deployment("move-to", "new", "n:1", 1);
-    KollectEngine engine = engine();
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec v1 = target("move", "move-from", "p", "rec");
-    engine.putTarget(v1);
-    engine.start();
+    OneTarget arranged = OneTarget.started(engine(), "move", "move-from", "p");
+    KollectEngine engine = arranged.engine();
+    RecordingSink sink = arranged.sink();
+    TargetSpec v1 = arranged.spec();
     await().atMost(WAIT).until(() -> sink.of("move-from", "old").size() == 1);
 
     TargetSpec v2 = new TargetSpec(v1.id(), 2, "p", TargetScope.namespaces("move-to"),
@@ -541,13 +518,10 @@ class EngineIT {
   void aRemovedProfileStopsTheTargetWithoutTombstoningItsRecords() {
     api.cluster().namespace("noprof");
     api.cluster().deployment("noprof", "kept", "k:1", 1);
-    KollectEngine engine = engine();
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("noprof", "noprof", "p", "rec");
-    engine.putTarget(spec);
-    engine.start();
+    OneTarget arranged = OneTarget.started(engine(), "noprof", "noprof", "p");
+    KollectEngine engine = arranged.engine();
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
     await().atMost(WAIT).until(() -> sink.size() == 1);
 
     engine.removeProfile("p");
@@ -686,12 +660,9 @@ class EngineIT {
     KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .checkpointStore(store).build();
     api.closedAfterTest(engine);
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("failover", "failover", "p", "rec");
-    engine.putTarget(spec);
-    engine.start();
+    OneTarget arranged = OneTarget.started(engine, "failover", "failover", "p");
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
     await().atMost(WAIT).until(() -> sink.size() == 2);
     await().atMost(WAIT).until(() -> store.load("kollect/failover", "rec").size() == 2);
 

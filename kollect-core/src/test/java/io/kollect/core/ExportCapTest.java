@@ -67,7 +67,8 @@ class ExportCapTest {
     Exporter exporter = Exporter.builder().build();
     try {
       InventorySink view = new InventorySink("view");
-      HandOver handOver = new HandOver(exporter, view, Clock.systemUTC());
+      HandOver handOver = new HandOver(exporter,
+          new ClusterInventoryView(view, null), Clock.systemUTC());
       TargetRuntime rt = new TargetRuntime(TargetRuntime.Definition.of(
           TargetSpec.builder(new TargetId("ns", "t"), "p").maxObjects(1).build()));
       RecordChanges changes = new RecordChanges();

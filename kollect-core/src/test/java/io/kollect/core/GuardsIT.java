@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The guards of issue "Safe change" on a real API server: circuit breaker, cardinality warning
+ * The guards of safe change on a real API server: circuit breaker, cardinality warning
  * and cap, target and sink suspend, and the forced full pass.
  */
 class GuardsIT {
@@ -86,12 +86,9 @@ class GuardsIT {
           }
           return true;
         }).build());
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("api", "cb-api", "p", "rec");
-    engine.putTarget(spec);
-    engine.start();
+    OneTarget arranged = OneTarget.started(engine, "api", "cb-api", "p");
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
 
     TargetStatus opened = awaitStatus(engine, spec.id(), GuardsIT::open);
     assertThat(opened.ready()).isFalse();
@@ -235,14 +232,10 @@ class GuardsIT {
     api.cluster().deployment("susp", "same", "s:1", 1);
     api.cluster().deployment("susp", "changed", "c:1", 1);
     api.cluster().deployment("susp", "gone", "g:1", 1);
-    KollectEngine engine = track(builder().build());
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("susp", "susp", "p", "rec");
-    engine.putTarget(spec);
-    engine.start();
-    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    OneTarget arranged = OneTarget.ready(track(builder().build()), "susp", "susp", "p");
+    KollectEngine engine = arranged.engine();
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
     await().atMost(WAIT).until(() -> sink.size() == 3);
 
     engine.putTarget(spec.toBuilder().generation(2).suspend(true).build());

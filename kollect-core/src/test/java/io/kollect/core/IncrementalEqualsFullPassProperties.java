@@ -213,18 +213,21 @@ class IncrementalEqualsFullPassProperties {
           };
         }
       };
-      reconciler = new TargetReconciler("c", inputs, exporter, view, null, new TargetIndex(),
-          new WorkQueue<>(RateLimiter.controllerDefault(Duration.ofMillis(1),
-              Duration.ofSeconds(1), 100, 100, RateLimiter.Ticker.SYSTEM),
-              RateLimiter.Ticker.SYSTEM),
-          ns -> !ns.equals("filtered"), obj -> {
+      reconciler = TargetReconciler.builder("c", inputs, exporter,
+              new WorkQueue<>(RateLimiter.controllerDefault(Duration.ofMillis(1),
+                  Duration.ofSeconds(1), 100, 100, RateLimiter.Ticker.SYSTEM),
+                  RateLimiter.Ticker.SYSTEM))
+          .view(view)
+          .namespaceFilter(ns -> !ns.equals("filtered"))
+          .toJson(obj -> {
             JsonNode json = serialization.convertValue(obj, JsonNode.class);
             if ("true".equals(obj.getMetadata().getLabels().get("broken"))) {
               // an object extraction refuses (as a corrupt Helm release would be)
               ((ObjectNode) json.get("metadata")).remove("name");
             }
             return json;
-          }, Clock.systemUTC());
+          })
+          .build();
     }
 
     TargetStatus reconcile() {

@@ -1,8 +1,6 @@
 package io.kollect.core;
 
 import static io.kollect.core.EngineIT.WAIT;
-import static io.kollect.core.EngineIT.deploymentProfile;
-import static io.kollect.core.EngineIT.fastSink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -31,15 +29,8 @@ class ScopeIT {
     KollectEngine engine = KollectEngine.builder(api.cluster().client()).cluster("it")
         .namespaceFilter(filter).build();
     api.closedAfterTest(engine);
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = new TargetSpec(new TargetId("kollect", "scoped"), 1, "p", scope,
-        List.of("rec"), false);
-    engine.putTarget(spec);
-    engine.start();
-    EngineIT.awaitStatus(engine, spec.id(), TargetStatus::ready);
-    return sink;
+    return OneTarget.ready(engine, new RecordingSink("rec"), new TargetSpec(
+        new TargetId("kollect", "scoped"), 1, "p", scope, List.of("rec"), false)).sink();
   }
 
   private static List<String> upserted(RecordingSink sink) {

@@ -46,7 +46,7 @@ public final class ShadowCostBenchmark {
       ProfileSpec candidate = new ProfileSpec(List.of(new ResourceRule("", "v1", "ConfigMap",
           List.of(FieldRule.of("a", ".data.a")), List.of(), List.of(), List.of(), false,
           false)));
-      ShadowEvaluation shadows = new ShadowEvaluation("bench",
+      ShadowEvaluation shadows = new ShadowEvaluation(new ShadowEvaluation.Reading("bench",
           // The same cache as the target's (one shared informer), seen through a lease of its own.
           (request, listener) -> new InformerLease() {
             @Override
@@ -78,8 +78,8 @@ public final class ShadowCostBenchmark {
             public void close() {}
           },
           obj -> f.serialization.convertValue(obj, JsonNode.class), ns -> true,
-          TenantBoundary.off(), ExtractOptions.none(), profile -> List.of(f.rt),
-          Clock.systemUTC(), Duration.ofHours(1));
+          TenantBoundary.off(), ExtractOptions.none(), Clock.systemUTC(), Shard.NONE),
+          profile -> List.of(f.rt), Duration.ofHours(1));
       try {
         long t0 = System.nanoTime();
         shadows.put("cm", candidate);

@@ -3,7 +3,6 @@ package io.kollect.core;
 import static io.kollect.core.EngineIT.WAIT;
 import static io.kollect.core.EngineIT.awaitStatus;
 import static io.kollect.core.EngineIT.deploymentProfile;
-import static io.kollect.core.EngineIT.fastSink;
 import static io.kollect.core.EngineIT.target;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -61,14 +60,10 @@ class ShadowIT {
     api.cluster().client().configMaps().inNamespace("shadow-a").resource(new ConfigMapBuilder()
         .withNewMetadata().withName("settings").endMetadata().addToData("mode", "prod").build())
         .create();
-    KollectEngine engine = engine();
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("deployments", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("shadow", "shadow-a", "deployments", "rec");
-    engine.putTarget(spec);
-    engine.start();
-    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    OneTarget arranged = OneTarget.ready(engine(), "shadow", "shadow-a", "deployments");
+    KollectEngine engine = arranged.engine();
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     int delivered = sink.size();
     assertThat(delivered).isEqualTo(2);
@@ -112,14 +107,10 @@ class ShadowIT {
     api.cluster().deployment("shadow-b", "two", "nginx:1.25", 1);
     api.cluster().deployment("shadow-b", "three", "nginx:1.25", 1);
     pause("shadow-b", "two");
-    KollectEngine engine = engine();
-    RecordingSink sink = new RecordingSink("rec");
-    engine.putProfile("deployments", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = target("promote", "shadow-b", "deployments", "rec");
-    engine.putTarget(spec);
-    engine.start();
-    awaitStatus(engine, spec.id(), TargetStatus::ready);
+    OneTarget arranged = OneTarget.ready(engine(), "promote", "shadow-b", "deployments");
+    KollectEngine engine = arranged.engine();
+    RecordingSink sink = arranged.sink();
+    TargetSpec spec = arranged.spec();
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     assertThat(sink.size()).isEqualTo(3);
 

@@ -115,15 +115,15 @@ class ShardTest {
     Shard shard = new Shard(3, 1);
     String record = "apps/Deployment/shop/web";
     // the engine's own cluster's units export under ns/name, another cluster's under cluster/ns/name
-    assertThat(KollectEngine.ownsRecord(shard, "home", "kollect/t", record))
+    assertThat(shard.ownsRecord("home", "kollect/t", record))
         .isEqualTo(shard.owns("home", "apps", "Deployment", "shop", "web"));
-    assertThat(KollectEngine.ownsRecord(shard, "home", "west/kollect/t", record))
+    assertThat(shard.ownsRecord("home", "west/kollect/t", record))
         .isEqualTo(shard.owns("west", "apps", "Deployment", "shop", "web"));
-    assertThat(KollectEngine.ownsRecord(shard, "home", "kollect/t", "/Namespace//shop"))
+    assertThat(shard.ownsRecord("home", "kollect/t", "/Namespace//shop"))
         .isEqualTo(shard.owns("home", "", "Namespace", "", "shop"));
     // a key this engine never writes is kept rather than guessed at
-    assertThat(KollectEngine.ownsRecord(shard, "home", "kollect/t", "not-a-record-key")).isTrue();
-    assertThat(KollectEngine.ownsRecord(Shard.NONE, "home", "kollect/t", record)).isTrue();
+    assertThat(shard.ownsRecord("home", "kollect/t", "not-a-record-key")).isTrue();
+    assertThat(Shard.NONE.ownsRecord("home", "kollect/t", record)).isTrue();
   }
 
   @Test

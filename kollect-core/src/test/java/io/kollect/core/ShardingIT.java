@@ -68,13 +68,8 @@ class ShardingIT {
     api.closedAfterTest(engine);
     // the shards' sinks stand for one receiver: a consumer folds all of them
     RecordingSink sink = RecordingSink.sharedByShards("rec");
-    engine.putProfile("p", deploymentProfile());
-    engine.putSink(sink, fastSink());
-    TargetSpec spec = new TargetSpec(new TargetId("kollect", "sharded"), 1, "p", scope,
-        List.of("rec"), false);
-    engine.putTarget(spec);
-    engine.start();
-    EngineIT.awaitStatus(engine, spec.id(), TargetStatus::ready);
+    OneTarget.ready(engine, sink, new TargetSpec(new TargetId("kollect", "sharded"), 1, "p",
+        scope, List.of("rec"), false));
     assertThat(engine.awaitIdle(WAIT)).isTrue();
     return new Running(engine, sink, cached);
   }

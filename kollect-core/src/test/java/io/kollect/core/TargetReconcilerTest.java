@@ -165,12 +165,14 @@ class TargetReconcilerTest {
         return new CacheLease(cache, request);
       }
     };
-    reconciler = new TargetReconciler("c", inputs, exporter, new InventorySink("view"), null,
-        new TargetIndex(), new WorkQueue<>(RateLimiter.controllerDefault(Duration.ofMillis(1),
-            Duration.ofSeconds(1), 100, 100, RateLimiter.Ticker.SYSTEM),
-            RateLimiter.Ticker.SYSTEM),
-        ns -> true, obj -> serialization.convertValue(obj, JsonNode.class), Clock.systemUTC(),
-        TenantBoundary.off(), projections, new LeaseSignals() {
+    reconciler = TargetReconciler.builder("c", inputs, exporter,
+            new WorkQueue<>(RateLimiter.controllerDefault(Duration.ofMillis(1),
+                Duration.ofSeconds(1), 100, 100, RateLimiter.Ticker.SYSTEM),
+                RateLimiter.Ticker.SYSTEM))
+        .view(new InventorySink("view"))
+        .toJson(obj -> serialization.convertValue(obj, JsonNode.class))
+        .projections(projections)
+        .signals(new LeaseSignals() {
           @Override
           public long cachedProjectionVersion(LeaseStatus status) {
             return cache.projectionVersion;
@@ -180,7 +182,8 @@ class TargetReconcilerTest {
           public List<SilentWatch> stalledWatches(LeaseStatus status) {
             return cache.stalled;
           }
-        });
+        })
+        .build();
   }
 
   @AfterEach

@@ -1,5 +1,5 @@
 /**
- * Safe change of profiles (issue "Safe change"): every spec a profile had is a {@link
+ * Safe change of profiles: every spec a profile had is a {@link
  * io.kollect.core.lifecycle.ProfileRevision}, and a candidate spec can run as an {@link
  * io.kollect.core.lifecycle.Experiment} that is promoted, rolled back, timed out or aborted.
  *
