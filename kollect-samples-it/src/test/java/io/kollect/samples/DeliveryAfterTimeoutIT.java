@@ -29,7 +29,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 12 item 1 on a real API server, through the public engine API an embedder uses: an {@code
+ * Latest state wins at the receiver, on a real API server, through the public engine API an embedder uses: an {@code
  * http} sink whose receiver answers slower than the sink's timeout while ConfigMaps are patched at
  * about 10 per second; then the receiver recovers. Requests the exporter gave up on are still
  * applied by the receiver, late, after newer ones. Every object must end at the receiver with the

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Issue 15, "Tests", with what ships: the packaged operator ({@code java -jar kollect.jar run}) as
+ * Fleet scale (the Kafka sink and sharding) with what ships: the packaged operator ({@code java -jar kollect.jar run}) as
  * OS processes against a real API server and a real in-process KRaft broker ({@link KafkaBroker}).
  * Each scenario has its own namespace, {@code KollectSink} {@code fleet} ({@code type: kafka},
  * its own topic, created compacted with 3 partitions) and {@code KollectTarget} {@code cms} (the

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 12 item 2 on a real API server: a second profile on a type already watched for a first one
+ * Projection widening on a real API server: a second profile on a type already watched for a first one
  * reads fields the first did not need (a wider projection of the shared informer cache). Every
  * record the second target delivers, from its first on, equals offline extraction of the full
  * object fetched from the API server: no {@code null} first, no value that stays wrong.

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 12 item 5 on a real API server with RBAC: the engine reads cluster-wide (admin client), a
+ * The tenant boundary on a real API server with RBAC: the engine reads cluster-wide (admin client), a
  * target in {@code tenant-a} reads only what its ServiceAccount may list and watch, and a
  * RoleBinding granted (or removed) later takes effect without a restart. A target in a trusted
  * namespace on the same engine keeps reading everything.
