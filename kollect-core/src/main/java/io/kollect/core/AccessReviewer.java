@@ -4,10 +4,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**
  * Decides what a target's ServiceAccount may read: the tenant boundary of an engine that serves
- * targets on behalf of others (see {@link KollectEngine.Builder#trustedNamespaces}).
+ * targets on behalf of others (see {@link KollectEngineBuilder#trustedNamespaces}).
  *
  * <p>The engine asks once per (ServiceAccount, resource, namespace), caches the answer and asks
- * again every {@link KollectEngine.Builder#accessReviewInterval access review interval}; it never
+ * again every {@link KollectEngineBuilder#accessReviewInterval access review interval}; it never
  * asks per informer event. Implementations are called from reconcile workers and from the
  * engine's re-check thread, so they must be thread-safe; an exception means "unknown" (the
  * reconcile is retried with backoff, a re-check keeps the last answer).

@@ -2,7 +2,7 @@ package io.kollect.core;
 
 /**
  * The {@code HighCardinality} condition: a warning (Ready is not affected) when a target holds
- * more objects than the engine's threshold ({@link KollectEngine.Builder#warnObjectsPerTarget}),
+ * more objects than the engine's threshold ({@link KollectEngineBuilder#warnObjectsPerTarget}),
  * or leaves some out because of its cap ({@link TargetSpec#maxObjects()}). Counted per (cluster,
  * target) unit, over the objects in scope that yield a record; O(1) per status.
  */

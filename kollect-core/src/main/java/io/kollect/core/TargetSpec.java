@@ -16,11 +16,11 @@ import java.util.Objects;
  *     inventory objects when the host provides one)
  * @param serviceAccount the ServiceAccount, in the target's namespace, whose read access bounds
  *     what the target sees when the engine checks access (see {@link
- *     KollectEngine.Builder#trustedNamespaces}); {@code null} means the engine's {@link
- *     KollectEngine.Builder#defaultServiceAccount default}. Applies to the engine's own cluster
+ *     KollectEngineBuilder#trustedNamespaces}); {@code null} means the engine's {@link
+ *     KollectEngineBuilder#defaultServiceAccount default}. Applies to the engine's own cluster
  *     only: on a remote cluster the connection's credential is the boundary.
  * @param clusters the clusters the target reads, by name: the engine's own cluster ({@link
- *     KollectEngine.Builder#cluster}) or one its {@link ClusterConnections} can open. Empty means
+ *     KollectEngineBuilder#cluster}) or one its {@link ClusterConnections} can open. Empty means
  *     the engine's own cluster. Each (cluster, target) pair has its own records, export state and
  *     checkpoint; records carry the cluster's name.
  * @param suspend paused: nothing is read or exported and the status says {@code Suspended}; the

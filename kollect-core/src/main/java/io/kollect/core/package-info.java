@@ -16,14 +16,14 @@
  * closed with its last; {@link io.kollect.core.ClusterHealth} reports each connection.
  *
  * <p><b>Who may read what.</b> An engine configured with none of {@link
- * io.kollect.core.KollectEngine.Builder#trustedNamespaces}, {@link
- * io.kollect.core.KollectEngine.Builder#defaultServiceAccount} and {@link
- * io.kollect.core.KollectEngine.Builder#accessReviewer} checks nothing: every target reads what the
+ * io.kollect.core.KollectEngineBuilder#trustedNamespaces}, {@link
+ * io.kollect.core.KollectEngineBuilder#defaultServiceAccount} and {@link
+ * io.kollect.core.KollectEngineBuilder#accessReviewer} checks nothing: every target reads what the
  * engine's client may read. Configuring any of them turns the tenant boundary on: a target outside
  * the trusted namespaces reads only what its ServiceAccount ({@link
  * io.kollect.core.TargetSpec#serviceAccount()} or the default) may list and watch, as answered by
  * an {@link io.kollect.core.AccessReviewer} (SubjectAccessReview unless another is given), cached
- * and re-checked every {@link io.kollect.core.KollectEngine.Builder#accessReviewInterval}. The
+ * and re-checked every {@link io.kollect.core.KollectEngineBuilder#accessReviewInterval}. The
  * boundary applies to the engine's own cluster; on another cluster the credential is the boundary.
  *
  * <p><b>Inside</b> (package-private; {@code docs/architecture.md} draws it). {@code KollectEngine}

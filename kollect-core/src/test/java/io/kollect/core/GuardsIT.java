@@ -35,7 +35,7 @@ class GuardsIT {
   @RegisterExtension
   static final PerClassApiServer api = new PerClassApiServer();
 
-  private KollectEngine.Builder builder() {
+  private KollectEngineBuilder builder() {
     return KollectEngine.builder(api.cluster().client()).cluster("it").workers(2)
         .lastExportNotifyInterval(Duration.ZERO)
         .retryRateLimit(Duration.ofMillis(20), Duration.ofMillis(100), 100, 100);

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Engines that split one cluster between them ({@link KollectEngine.Builder#shard}) export
+ * Engines that split one cluster between them ({@link KollectEngineBuilder#shard}) export
  * disjoint parts whose union is what one unsharded engine exports, cache only their own objects,
  * and hand objects over without tombstones when the shard count changes, checkpoint entries
  * included, so an object deleted while it moved still gets its DELETE.

@@ -2,6 +2,7 @@ package io.kollect.operator;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.core.KollectEngine;
+import io.kollect.core.KollectEngineBuilder;
 import io.kollect.core.TargetId;
 import io.kollect.core.TargetStatus;
 import io.kollect.core.lifecycle.ProfileExperiments;
@@ -82,7 +83,7 @@ public final class KollectOperator implements AutoCloseable {
    * teams may create), the Secret digest key ({@code --digest-key-secret}/{@code
    * --digest-key-file}) and the guards ({@link GuardSettings}).
    */
-  static KollectEngine.Builder engineSettings(KollectEngine.Builder builder, OperatorConfig config,
+  static KollectEngineBuilder engineSettings(KollectEngineBuilder builder, OperatorConfig config,
       InformerMetrics metrics, Optional<byte[]> digestKey) {
     builder.informerOptions(informerOptions(config, metrics))
         .defaultServiceAccount(config.defaultServiceAccount())
