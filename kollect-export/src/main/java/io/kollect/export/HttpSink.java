@@ -42,7 +42,11 @@ import org.slf4j.LoggerFactory;
  * Posts batches of records to an HTTP endpoint with the JDK {@link HttpClient}.
  *
  * <p>The request body is a JSON array of records in the documented record format ({@code
- * Content-Type: application/json}, optionally {@code Content-Encoding: gzip}). Outcomes:
+ * Content-Type: application/json}, optionally {@code Content-Encoding: gzip}); with {@link
+ * HttpSinkConfig.Format#CLOUDEVENTS_BATCH} a JSON array of CloudEvents, with {@link
+ * HttpSinkConfig.Format#CLOUDEVENTS_BINARY} one request per record in the CloudEvents binary
+ * content mode. With {@link HttpSinkConfig#signing()} every request is signed the Standard Webhooks
+ * way ({@link WebhookSigning}), with a timestamp taken afresh for every attempt. Outcomes:
  *
  * <ul>
  *   <li>2xx: delivered.
