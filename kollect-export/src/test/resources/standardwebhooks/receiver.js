@@ -71,7 +71,9 @@ const server = http.createServer((req, res) => {
       return;
     }
     seen.add(id);
-    const entry = { duplicate: false, events: eventsOf(req, body) };
+    const contentTypes = req.rawHeaders.filter((h, i) => i % 2 === 0
+      && h.toLowerCase() === 'content-type').length;
+    const entry = { duplicate: false, contentTypes, events: eventsOf(req, body) };
     if (stall.count > 0) {
       stall.count--;
       const ms = stall.ms;

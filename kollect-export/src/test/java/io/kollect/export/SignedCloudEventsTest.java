@@ -118,6 +118,7 @@ class SignedCloudEventsTest {
     assertThat(requests).allSatisfy(r -> {
       assertThat(r.path("status").asInt()).as(r.toString()).isEqualTo(200);
       assertThat(r.path("duplicate").asBoolean()).isFalse();
+      assertThat(r.path("contentTypes").asInt()).as("Content-Type headers").isEqualTo(1);
     });
     if (format == Format.CLOUDEVENTS_BINARY) {
       assertThat(requests).hasSize(45);
