@@ -1,5 +1,6 @@
 package io.kollect.export;
 
+import io.cloudevents.CloudEvent;
 import io.kollect.export.HttpSinkConfig.BasicCredentials;
 import io.kollect.extract.Record;
 import java.io.ByteArrayOutputStream;
@@ -29,6 +30,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.zip.GZIPOutputStream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -40,7 +42,11 @@ import org.slf4j.LoggerFactory;
  * Posts batches of records to an HTTP endpoint with the JDK {@link HttpClient}.
  *
  * <p>The request body is a JSON array of records in the documented record format ({@code
- * Content-Type: application/json}, optionally {@code Content-Encoding: gzip}). Outcomes:
+ * Content-Type: application/json}, optionally {@code Content-Encoding: gzip}); with {@link
+ * HttpSinkConfig.Format#CLOUDEVENTS_BATCH} a JSON array of CloudEvents, with {@link
+ * HttpSinkConfig.Format#CLOUDEVENTS_BINARY} one request per record in the CloudEvents binary
+ * content mode. With {@link HttpSinkConfig#signing()} every request is signed the Standard Webhooks
+ * way ({@link WebhookSigning}), with a timestamp taken afresh for every attempt. Outcomes:
  *
  * <ul>
  *   <li>2xx: delivered.
@@ -175,8 +181,75 @@ public final class HttpSink implements Sink {
 
   @Override
   public void write(List<Record> batch) throws SinkException {
-    byte[] body = body(batch);
-    HttpRequest request = request(body);
+    switch (config.format()) {
+      case RECORDS -> post(batch, new Message(body(batch), "application/json", Map.of(), null));
+      case CLOUDEVENTS_BATCH -> post(batch, eventBatch(batch));
+      case CLOUDEVENTS_BINARY -> {
+        // One request per record. A failure ends the write: a retryable one is retried for the
+        // whole batch (a receiver de-duplicates the records already taken by their webhook-id
+        // or event id), and a 413 names this record alone.
+        for (Record record : batch) {
+          post(List.of(record), binaryEvent(record));
+        }
+      }
+    }
+  }
+
+  /**
+   * One request's content before signing and compression.
+   *
+   * @param body the body, compressed already when {@code gzip} is on
+   * @param webhookId the Standard Webhooks message id; {@code null}: a hash of the body
+   */
+  private record Message(byte[] body, String contentType, Map<String, String> headers,
+      String webhookId) {}
+
+  private Message eventBatch(List<Record> batch) throws SinkException {
+    List<CloudEvent> events = new ArrayList<>(batch.size());
+    StringBuilder ids = new StringBuilder(batch.size() * 33);
+    try {
+      for (Record r : batch) {
+        CloudEvent event = CloudEventRecords.event(r);
+        events.add(event);
+        ids.append(event.getId()).append('\n');
+      }
+      // the id is a hash of the event ids: a retry or heartbeat of the same states repeats it
+      return new Message(compressed(CloudEventRecords.batch(events)),
+          CloudEventRecords.BATCH_CONTENT_TYPE, Map.of(), CloudEventRecords.hash(ids.toString()));
+    } catch (IOException | RuntimeException e) {
+      throw SinkException.permanent("sink " + name + ": cannot serialise batch: " + e, e);
+    }
+  }
+
+  private Message binaryEvent(Record record) throws SinkException {
+    try {
+      CloudEvent event = CloudEventRecords.event(record);
+      CloudEventRecords.Binary binary = CloudEventRecords.binary(event);
+      Map<String, String> headers = new TreeMap<>(binary.headers());
+      String contentType = headers.remove("content-type");
+      return new Message(compressed(binary.body()),
+          contentType == null ? CloudEventRecords.DATA_CONTENT_TYPE : contentType, headers,
+          event.getId());
+    } catch (IOException | RuntimeException e) {
+      throw SinkException.permanent("sink " + name + ": cannot serialise record " + record.key()
+          + ": " + e, e);
+    }
+  }
+
+  private byte[] compressed(byte[] raw) throws IOException {
+    if (!config.gzip()) {
+      return raw;
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length / 4 + 64);
+    try (OutputStream out = new GZIPOutputStream(bytes, 8192)) {
+      out.write(raw);
+    }
+    return bytes.toByteArray();
+  }
+
+  private void post(List<Record> batch, Message content) throws SinkException {
+    byte[] body = content.body();
+    HttpRequest request = request(content);
     HttpClient current = client();
     HttpResponse<InputStream> response;
     try {
@@ -304,10 +377,11 @@ public final class HttpSink implements Sink {
     return bytes.toByteArray();
   }
 
-  private HttpRequest request(byte[] body) throws SinkException {
+  private HttpRequest request(Message message) throws SinkException {
+    byte[] body = message.body();
     HttpRequest.Builder b = HttpRequest.newBuilder(config.url())
         .timeout(config.timeout())
-        .header("Content-Type", "application/json")
+        .header("Content-Type", message.contentType())
         .header("User-Agent", "kollect-export")
         .POST(HttpRequest.BodyPublishers.ofByteArray(body));
     if (config.gzip()) {
@@ -315,6 +389,12 @@ public final class HttpSink implements Sink {
     }
     for (Map.Entry<String, String> h : config.headers().entrySet()) {
       b.header(h.getKey(), h.getValue());
+    }
+    for (Map.Entry<String, String> h : message.headers().entrySet()) {
+      b.header(h.getKey(), h.getValue());
+    }
+    if (config.signing() != null) {
+      sign(b, message);
     }
     if (config.bearerToken() != null) {
       String token = credential(() -> config.bearerToken().get(), "bearer token");
@@ -333,6 +413,27 @@ public final class HttpSink implements Sink {
           "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
     }
     return b.build();
+  }
+
+  /**
+   * Adds the Standard Webhooks headers. Called for every attempt, so the timestamp is fresh and a
+   * retry after a timeout is inside the receiver's tolerance, while the id stays that of the body.
+   */
+  private void sign(HttpRequest.Builder b, Message message) throws SinkException {
+    List<byte[]> keys;
+    try {
+      keys = config.signing().read();
+    } catch (IllegalArgumentException e) {
+      // names the field and the key's position, never its value; a rotated Secret fixes it
+      throw SinkException.retryable("sink " + name + ": " + e.getMessage(), null);
+    }
+    String id = message.webhookId() != null ? message.webhookId()
+        : CloudEventRecords.hash(message.body());
+    long timestamp = clock.instant().getEpochSecond();
+    b.header("webhook-id", id)
+        .header("webhook-timestamp", Long.toString(timestamp))
+        .header("webhook-signature",
+            WebhookSigning.signatures(keys, id, timestamp, message.body()));
   }
 
   private interface CredentialRead<T> {

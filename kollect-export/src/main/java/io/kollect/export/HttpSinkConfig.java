@@ -23,6 +23,10 @@ import java.util.function.Supplier;
  * @param basicAuth supplies credentials for {@code Authorization: Basic}, or {@code null}
  * @param tls server verification and client certificate for an {@code https} URL, or {@code
  *     null} for the defaults (the JDK's trust store, hostname verification, no client certificate)
+ * @param format what a request carries: {@link Format#RECORDS} (the default, a JSON array of
+ *     records) or CloudEvents; {@code null} means the default
+ * @param signing signs every request the Standard Webhooks way, or {@code null} for unsigned
+ *     requests; not together with {@code gzip}
  */
 public record HttpSinkConfig(
     URI url,
@@ -31,11 +35,29 @@ public record HttpSinkConfig(
     Map<String, String> headers,
     Supplier<String> bearerToken,
     Supplier<BasicCredentials> basicAuth,
-    TlsConfig tls) {
+    TlsConfig tls,
+    Format format,
+    WebhookSigning signing) {
 
   /** Headers the sink sets itself or the JDK client manages. */
   private static final Set<String> RESERVED = Set.of("authorization", "content-type",
       "content-encoding", "content-length", "connection", "expect", "host", "upgrade");
+
+  /** What one request carries. */
+  public enum Format {
+    /** A JSON array of records ({@code application/json}): the default. */
+    RECORDS,
+    /**
+     * The CloudEvents batched content mode: one JSON array of structured events ({@code
+     * application/cloudevents-batch+json}) per batch.
+     */
+    CLOUDEVENTS_BATCH,
+    /**
+     * The CloudEvents binary content mode: one request per record, the attributes as {@code ce-*}
+     * headers and the record's JSON as the body.
+     */
+    CLOUDEVENTS_BINARY
+  }
 
   /** A user name and password for HTTP basic authentication. */
   public record BasicCredentials(String username, String password) {
@@ -97,42 +119,77 @@ public record HttpSinkConfig(
     if (bearerToken != null && basicAuth != null) {
       throw new IllegalArgumentException("bearerToken, basicAuth: set at most one of them");
     }
+    format = format == null ? Format.RECORDS : format;
+    if (signing != null && gzip) {
+      // the Standard Webhooks libraries verify the body as text, before any decompression
+      throw new IllegalArgumentException("signing, gzip: a signed body is sent uncompressed; set "
+          + "at most one of them");
+    }
+    for (String n : headers.keySet()) {
+      String lower = n.toLowerCase(Locale.ROOT);
+      if (signing != null && lower.startsWith("webhook-")) {
+        throw new IllegalArgumentException("headers: '" + n + "' is set by the sink when signing");
+      }
+      if (format != Format.RECORDS && lower.startsWith("ce-")) {
+        throw new IllegalArgumentException("headers: '" + n + "' is set by the sink for "
+            + "CloudEvents");
+      }
+    }
+  }
+
+  /** Unsigned, in the default format (kept for source compatibility). */
+  public HttpSinkConfig(URI url, Duration timeout, boolean gzip, Map<String, String> headers,
+      Supplier<String> bearerToken, Supplier<BasicCredentials> basicAuth, TlsConfig tls) {
+    this(url, timeout, gzip, headers, bearerToken, basicAuth, tls, Format.RECORDS, null);
   }
 
   /** Without a TLS block: the defaults for {@code https} (kept for source compatibility). */
   public HttpSinkConfig(URI url, Duration timeout, boolean gzip, Map<String, String> headers,
       Supplier<String> bearerToken, Supplier<BasicCredentials> basicAuth) {
-    this(url, timeout, gzip, headers, bearerToken, basicAuth, null);
+    this(url, timeout, gzip, headers, bearerToken, basicAuth, null, Format.RECORDS, null);
   }
 
   /** Posts to {@code url} with a 10 s timeout, no compression, no extra headers, no auth. */
   public static HttpSinkConfig of(URI url) {
-    return new HttpSinkConfig(url, Duration.ofSeconds(10), false, Map.of(), null, null, null);
+    return new HttpSinkConfig(url, Duration.ofSeconds(10), false, Map.of(), null, null, null,
+        Format.RECORDS, null);
   }
 
   public HttpSinkConfig withTimeout(Duration d) {
-    return new HttpSinkConfig(url, d, gzip, headers, bearerToken, basicAuth, tls);
+    return new HttpSinkConfig(url, d, gzip, headers, bearerToken, basicAuth, tls, format, signing);
   }
 
   public HttpSinkConfig withGzip(boolean on) {
-    return new HttpSinkConfig(url, timeout, on, headers, bearerToken, basicAuth, tls);
+    return new HttpSinkConfig(url, timeout, on, headers, bearerToken, basicAuth, tls, format,
+        signing);
   }
 
   public HttpSinkConfig withHeaders(Map<String, String> h) {
-    return new HttpSinkConfig(url, timeout, gzip, h, bearerToken, basicAuth, tls);
+    return new HttpSinkConfig(url, timeout, gzip, h, bearerToken, basicAuth, tls, format, signing);
   }
 
   public HttpSinkConfig withBearerToken(Supplier<String> token) {
-    return new HttpSinkConfig(url, timeout, gzip, headers, token, null, tls);
+    return new HttpSinkConfig(url, timeout, gzip, headers, token, null, tls, format, signing);
   }
 
   public HttpSinkConfig withBasicAuth(Supplier<BasicCredentials> credentials) {
-    return new HttpSinkConfig(url, timeout, gzip, headers, null, credentials, tls);
+    return new HttpSinkConfig(url, timeout, gzip, headers, null, credentials, tls, format, signing);
   }
 
   /** Verifies the server and presents a client certificate as {@code t} says ({@code https} only). */
   public HttpSinkConfig withTls(TlsConfig t) {
-    return new HttpSinkConfig(url, timeout, gzip, headers, bearerToken, basicAuth, t);
+    return new HttpSinkConfig(url, timeout, gzip, headers, bearerToken, basicAuth, t, format,
+        signing);
+  }
+
+  /** Sends records in format {@code f} ({@code null}: the default, {@link Format#RECORDS}). */
+  public HttpSinkConfig withFormat(Format f) {
+    return new HttpSinkConfig(url, timeout, gzip, headers, bearerToken, basicAuth, tls, f, signing);
+  }
+
+  /** Signs every request as {@code s} says ({@code null}: unsigned). */
+  public HttpSinkConfig withSigning(WebhookSigning s) {
+    return new HttpSinkConfig(url, timeout, gzip, headers, bearerToken, basicAuth, tls, format, s);
   }
 
   @Override
@@ -141,7 +198,8 @@ public record HttpSinkConfig(
     headers.keySet().forEach(k -> redacted.put(k, "***"));
     return "HttpSinkConfig[url=" + url + ", timeout=" + timeout + ", gzip=" + gzip + ", headers="
         + redacted + ", auth=" + (bearerToken != null ? "bearer" : basicAuth != null ? "basic" : "none")
-        + (tls != null ? ", tls=" + tls : "") + "]";
+        + (tls != null ? ", tls=" + tls : "") + ", format=" + format
+        + (signing != null ? ", signing=standard-webhooks" : "") + "]";
   }
 
   private static boolean isTokenChar(int c) {

@@ -15,8 +15,9 @@
  * io.kollect.export.FileCheckpointStore} keeps it in files).
  *
  * <p>Sinks provided: {@link io.kollect.export.StdoutSink} and {@link io.kollect.export.FileSink}
- * (JSON lines), {@link io.kollect.export.HttpSink} (JSON array batches, configured by {@link
- * io.kollect.export.HttpSinkConfig}) and {@link io.kollect.export.InventorySink} (an in-memory,
+ * (JSON lines), {@link io.kollect.export.HttpSink} (JSON array batches or CloudEvents, optionally
+ * signed the Standard Webhooks way by {@link io.kollect.export.WebhookSigning}, configured by
+ * {@link io.kollect.export.HttpSinkConfig}) and {@link io.kollect.export.InventorySink} (an in-memory,
  * queryable {@link io.kollect.export.InventoryView}). The reference for their settings, retry
  * semantics, checkpoints and metrics is {@code docs/sinks.md}.
  *
