@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
@@ -15,7 +16,6 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.TlsServerCredentials;
-import io.grpc.InsecureServerCredentials;
 import io.grpc.stub.StreamObserver;
 import io.kollect.testing.TestCertificateAuthority;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsPartialSuccess;
@@ -35,6 +35,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 
 /**
  * A real OTLP logs receiver on loopback, built from the official protobuf definitions: OTLP/HTTP
@@ -103,7 +104,10 @@ final class OtlpReceiver implements AutoCloseable {
       https.setHttpsConfigurator(new HttpsConfigurator(context) {
         @Override
         public void configure(HttpsParameters params) {
-          params.setNeedClientAuth(clientCa != null);
+          // HttpsParameters.setNeedClientAuth alone is not applied: set it in the SSL parameters
+          SSLParameters ssl = getSSLContext().getDefaultSSLParameters();
+          ssl.setNeedClientAuth(clientCa != null);
+          params.setSSLParameters(ssl);
         }
       });
       http = https;
