@@ -5,6 +5,8 @@ import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
+import io.grpc.Context;
+import io.grpc.Contexts;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Metadata;
@@ -156,14 +158,15 @@ final class OtlpReceiver implements AutoCloseable {
       credentials = tls.build();
     }
     Metadata.Key<String> auth = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
-    ThreadLocal<Map<String, String>> callHeaders = new ThreadLocal<>();
+    Context.Key<Map<String, String>> callHeaders = Context.key("headers");
     ServerInterceptor headersOfCall = new ServerInterceptor() {
       @Override
       public <Q, P> ServerCall.Listener<Q> interceptCall(ServerCall<Q, P> call,
           Metadata metadata, ServerCallHandler<Q, P> next) {
         String value = metadata.get(auth);
-        callHeaders.set(value == null ? Map.of() : Map.of("authorization", value));
-        return next.startCall(call, metadata);
+        Context context = Context.current().withValue(callHeaders,
+            value == null ? Map.of() : Map.of("authorization", value));
+        return Contexts.interceptCall(context, call, metadata, next);
       }
     };
     LogsServiceGrpc.LogsServiceImplBase service = new LogsServiceGrpc.LogsServiceImplBase() {
@@ -176,15 +179,12 @@ final class OtlpReceiver implements AutoCloseable {
               .asRuntimeException());
           return;
         }
-        Map<String, String> headers = callHeaders.get();
-        received.add(new Received(request, headers == null ? Map.of() : headers));
+        received.add(new Received(request, callHeaders.get()));
         responses.onNext(response(answer));
         responses.onCompleted();
       }
     };
     grpcServer = Grpc.newServerBuilderForPort(0, credentials)
-        // the interceptor and the unary handler run on one thread per call (direct executor)
-        .directExecutor()
         .addService(ServerInterceptors.intercept(service, headersOfCall))
         .build().start();
     port = grpcServer.getPort();
