@@ -36,6 +36,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 
@@ -65,6 +66,7 @@ final class OtlpReceiver implements AutoCloseable {
   private final boolean grpc;
   private final List<Received> received = new CopyOnWriteArrayList<>();
   private final ConcurrentLinkedQueue<Answer> script = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger refused = new AtomicInteger();
   private HttpServer http;
   private Server grpcServer;
   private int port;
@@ -192,7 +194,15 @@ final class OtlpReceiver implements AutoCloseable {
 
   private Answer nextAnswer() {
     Answer a = script.poll();
+    if (a instanceof Unavailable) {
+      refused.incrementAndGet();
+    }
     return a == null ? new Accept() : a;
+  }
+
+  /** How many requests were refused as unavailable. */
+  int refused() {
+    return refused.get();
   }
 
   private static ExportLogsServiceResponse response(Answer answer) {
