@@ -17,7 +17,7 @@ else
 fi
 
 version=$(sed -n 's|^  <version>\(.*\)</version>|\1|p' kollect-bom/pom.xml | head -n 1)
-libraries=(kollect-extract kollect-export kollect-export-kafka kollect-export-postgres kollect-informers kollect-core kollect-testing)
+libraries=(kollect-extract kollect-export kollect-export-kafka kollect-export-postgres kollect-export-otlp kollect-informers kollect-core kollect-testing)
 out=target/release
 rm -rf "$out"
 mkdir -p "$out"
