@@ -331,7 +331,7 @@ public final class KollectEngineBuilder {
     return accessReviewer != null || defaultServiceAccount != null || trustedNamespaces != null;
   }
 
-  /** Builds the engine; nothing is watched until targets are reconciled after {@link #start()}. */
+  /** Builds the engine; nothing is watched until targets are reconciled after {@link KollectEngine#start()}. */
   public KollectEngine build() {
     return new KollectEngine(this);
   }
