@@ -2,6 +2,11 @@ package io.kollect.operator;
 
 import io.kollect.core.Shard;
 import io.kollect.informers.InformerOptions;
+import io.kollect.operator.cluster.ClusterSettings;
+import io.kollect.operator.http.BindAddress;
+import io.kollect.operator.http.InventoryAuth;
+import io.kollect.operator.leader.LeaderElectionSettings;
+import io.kollect.operator.shard.ShardNames;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

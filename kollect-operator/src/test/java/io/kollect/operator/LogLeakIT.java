@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.operator.cli.KollectCommand;
+import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.testing.TestApiServer;

@@ -10,10 +10,15 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.core.TargetId;
+import io.kollect.operator.cli.RunCommandIT;
+import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectTarget;
+import io.kollect.operator.http.BindAddress;
+import io.kollect.operator.http.InventoryAuth;
+import io.kollect.operator.leader.LeaderElectionSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -42,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * HTTP endpoints out. The tests run in order, each building on the state the previous one left.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class OperatorIT {
+public class OperatorIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TOKEN = "it-inventory-token";
@@ -155,7 +160,7 @@ class OperatorIT {
     }
   }
 
-  static String deployment(String name, int replicas) {
+  public static String deployment(String name, int replicas) {
     return """
         apiVersion: apps/v1
         kind: Deployment

@@ -3,6 +3,10 @@ package io.kollect.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kollect.operator.http.BindAddress;
+import io.kollect.operator.http.InventoryAuth;
+import io.kollect.operator.leader.LeaderElectionSettings;
+import io.kollect.operator.metrics.OperatorMetrics;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectTarget;
 import java.time.Duration;
 import java.util.Map;

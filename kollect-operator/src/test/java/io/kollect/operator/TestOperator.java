@@ -1,6 +1,10 @@
 package io.kollect.operator;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.operator.cluster.TestCluster;
+import io.kollect.operator.http.BindAddress;
+import io.kollect.operator.http.InventoryAuth;
+import io.kollect.operator.leader.LeaderElectionSettings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -16,7 +20,7 @@ import java.util.function.UnaryOperator;
  * own client, started on {@link #start}, stopped with its client on {@link #close}. A test states
  * only what it changes, e.g. {@code TestOperator.on(cluster).configure(c -> c.withTenancy(...))}.
  */
-final class TestOperator implements AutoCloseable {
+public final class TestOperator implements AutoCloseable {
 
   private final TestCluster cluster;
   private OperatorConfig config;
@@ -31,7 +35,7 @@ final class TestOperator implements AutoCloseable {
   }
 
   /** The test defaults: cluster {@code it}, one worker, listeners off. */
-  static TestOperator on(TestCluster cluster) {
+  public static TestOperator on(TestCluster cluster) {
     return new TestOperator(cluster, new OperatorConfig("it", 1, Duration.ofHours(1),
         BindAddress.off(), BindAddress.off(), LeaderElectionSettings.disabled(),
         Set.of(), Set.of(), InventoryAuth.disabled(), Optional.empty(), "kollect-system",
@@ -39,20 +43,20 @@ final class TestOperator implements AutoCloseable {
   }
 
   /** The platform trusts these namespaces' targets (tests not about the tenant boundary). */
-  TestOperator trusting(String... namespaces) {
+  public TestOperator trusting(String... namespaces) {
     Set<String> trusted = new java.util.HashSet<>(Set.of(namespaces));
     trusted.add("kollect-system");
     return configure(c -> c.withTenancy("default", trusted));
   }
 
   /** Changes the configuration before the start. */
-  TestOperator configure(UnaryOperator<OperatorConfig> change) {
+  public TestOperator configure(UnaryOperator<OperatorConfig> change) {
     config = change.apply(config);
     return this;
   }
 
   /** Records also go to {@code out} as JSON lines ({@code --stdout}). */
-  TestOperator stdout(PrintStream out) {
+  public TestOperator stdout(PrintStream out) {
     return configure(c -> c.withStdout(Optional.of(out)));
   }
 
@@ -72,7 +76,7 @@ final class TestOperator implements AutoCloseable {
   }
 
   /** Builds the operator on a client of its own and starts it. */
-  TestOperator start() {
+  public TestOperator start() {
     client = newClient();
     operator = new KollectOperator(client, config);
     try {
@@ -103,12 +107,12 @@ final class TestOperator implements AutoCloseable {
     }
   }
 
-  KollectOperator operator() {
+  public KollectOperator operator() {
     return operator;
   }
 
   /** The operator's own client. */
-  KubernetesClient client() {
+  public KubernetesClient client() {
     return client;
   }
 

@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kollect.operator.BindAddress;
-import io.kollect.operator.InventoryAuth;
+import io.kollect.operator.http.BindAddress;
+import io.kollect.operator.http.InventoryAuth;
 import io.kollect.operator.KollectOperator;
-import io.kollect.operator.LeaderElectionSettings;
+import io.kollect.operator.leader.LeaderElectionSettings;
 import io.kollect.operator.OperatorConfig;
 import io.kollect.operator.crd.KollectCluster;
 import io.kollect.operator.crd.KollectInventory;
