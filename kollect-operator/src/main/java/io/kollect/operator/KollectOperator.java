@@ -90,7 +90,7 @@ public final class KollectOperator implements AutoCloseable {
   private CustomResourceFeed feed;
   private final Leadership leadership;
   private final ProfileLifecycle profileLifecycle;
-  /** Remote clusters (issue "Remote clusters"): their clients' shared stack and their feed. */
+  /** Remote clusters: their clients' shared stack and their feed. */
   private final RemoteClients remoteClients;
   private final ClusterFeed clusterFeed;
   /** Shard 0 with leader election: whether the other shards have a leader; else {@code null}. */

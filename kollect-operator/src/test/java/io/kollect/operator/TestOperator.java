@@ -2,9 +2,7 @@ package io.kollect.operator;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.operator.cluster.TestCluster;
-import io.kollect.operator.http.BindAddress;
 import io.kollect.operator.http.InventoryAuth;
-import io.kollect.operator.leader.LeaderElectionSettings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -18,7 +16,8 @@ import java.util.function.UnaryOperator;
  * An operator for an IT: the usual test configuration (no HTTP listeners, no leader election,
  * checkpoints in ConfigMaps of {@code kollect-system}, one-hour resync) with its
  * own client, started on {@link #start}, stopped with its client on {@link #close}. A test states
- * only what it changes, e.g. {@code TestOperator.on(cluster).configure(c -> c.withTenancy(...))}.
+ * only what it changes, e.g. {@code TestOperator.on(cluster).configure(c ->
+ * c.toBuilder().tenancy(...).build())}.
  */
 public final class TestOperator implements AutoCloseable {
 
@@ -36,17 +35,16 @@ public final class TestOperator implements AutoCloseable {
 
   /** The test defaults: cluster {@code it}, one worker, listeners off. */
   public static TestOperator on(TestCluster cluster) {
-    return new TestOperator(cluster, new OperatorConfig("it", 1, Duration.ofHours(1),
-        BindAddress.off(), BindAddress.off(), LeaderElectionSettings.disabled(),
-        Set.of(), Set.of(), InventoryAuth.disabled(), Optional.empty(), "kollect-system",
-        Optional.empty()));
+    return new TestOperator(cluster, OperatorConfig.builder().clusterName("it").workers(1)
+        .resyncPeriod(Duration.ofHours(1)).inventoryAuth(InventoryAuth.disabled())
+        .operatorNamespace("kollect-system").build());
   }
 
   /** The platform trusts these namespaces' targets (tests not about the tenant boundary). */
   public TestOperator trusting(String... namespaces) {
     Set<String> trusted = new java.util.HashSet<>(Set.of(namespaces));
     trusted.add("kollect-system");
-    return configure(c -> c.withTenancy("default", trusted));
+    return configure(c -> c.toBuilder().tenancy("default", trusted).build());
   }
 
   /** Changes the configuration before the start. */
@@ -57,12 +55,12 @@ public final class TestOperator implements AutoCloseable {
 
   /** Records also go to {@code out} as JSON lines ({@code --stdout}). */
   public TestOperator stdout(PrintStream out) {
-    return configure(c -> c.withStdout(Optional.of(out)));
+    return configure(c -> c.toBuilder().stdoutRecords(Optional.of(out)).build());
   }
 
   /** Checkpoints in files under {@code dir} ({@code --checkpoint-dir}). */
   TestOperator checkpointDir(Path dir) {
-    return configure(c -> c.withCheckpointDir(Optional.of(dir)));
+    return configure(c -> c.toBuilder().checkpointDir(Optional.of(dir)).build());
   }
 
   /** The operator's client is limited as {@code --kube-api-qps}/{@code --kube-api-burst} do. */

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kollect.operator.http.BindAddress;
 import io.kollect.operator.http.InventoryAuth;
 import io.kollect.operator.KollectOperator;
-import io.kollect.operator.leader.LeaderElectionSettings;
 import io.kollect.operator.LogSetup;
 import io.kollect.operator.OperatorConfig;
 import io.kollect.operator.crd.KollectCluster;
@@ -27,7 +26,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -89,7 +87,8 @@ final class DemoCommand implements Callable<Integer> {
 
     Optional<Path> binaries = localBinaries();
     err.println("kollect demo: starting a local Kubernetes API server"
-        + binaries.map(b -> " (" + b.getParent().getFileName() + ")").orElse(" (downloading binaries)")
+        + binaries.map(b -> " (" + b.getParent().getFileName() + ")")
+            .orElse(" (downloading binaries)")
         + " ...");
     KubeAPIServer apiServer = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
         .withOfflineMode(binaries.isPresent())
@@ -115,11 +114,12 @@ final class DemoCommand implements Callable<Integer> {
         edge = EdgeCluster.start(dir, binaries.isPresent());
         Files.writeString(edgeKubeconfigFile, edge.adminKubeconfig());
         edge.register(setup);
-        OperatorConfig config = new OperatorConfig("demo", 2, Duration.ofHours(10),
-            inventoryAddress, BindAddress.off(), LeaderElectionSettings.disabled(), Set.of(),
-            Set.of(), InventoryAuth.tokenFile(tokenFile), Optional.empty(), "default", Optional.of(out))
+        OperatorConfig config = OperatorConfig.builder().clusterName("demo").workers(2)
+            .resyncPeriod(Duration.ofHours(10)).metricsAddress(inventoryAddress)
+            .inventoryAuth(InventoryAuth.tokenFile(tokenFile)).operatorNamespace("default")
+            .stdoutRecords(Optional.of(out))
             // Two demo clusters, a handful of targets: statuses follow changes within a second.
-            .withStatusWriteInterval(Duration.ofSeconds(1));
+            .statusWriteInterval(Duration.ofSeconds(1)).build();
         operator = new KollectOperator(client, config);
         try {
           operator.start();
@@ -200,7 +200,8 @@ final class DemoCommand implements Callable<Integer> {
 
   private static void printHowTo(PrintStream err, Path kubeconfig, Path edgeKubeconfig,
       Path tokenFile, InetSocketAddress http) {
-    String kubectl = localBinaries().map(p -> p.resolveSibling("kubectl").toString()).orElse("kubectl");
+    String kubectl = localBinaries().map(p -> p.resolveSibling("kubectl").toString())
+        .orElse("kubectl");
     String base = "http://" + http.getHostString() + ":" + http.getPort();
     err.println();
     err.println("kollect demo is running. Records appear on standard output as JSON lines.");
@@ -236,7 +237,8 @@ final class DemoCommand implements Callable<Integer> {
   static String summary(KubernetesClient client, String localCluster) {
     List<String[]> rows = new ArrayList<>();
     rows.add(new String[] {"TARGET", "CLUSTER", "PROFILE", "READY", "OBJECTS", "LAST EXPORT"});
-    for (KollectTarget t : client.resources(KollectTarget.class).inAnyNamespace().list().getItems()) {
+    for (KollectTarget t : client.resources(KollectTarget.class).inAnyNamespace().list()
+        .getItems()) {
       var status = t.getStatus();
       // A target naming clusters shows them once its status lists them.
       String clusters = t.getSpec() != null
@@ -303,7 +305,8 @@ final class DemoCommand implements Callable<Integer> {
     StringBuilder sb = new StringBuilder();
     for (String[] row : rows) {
       for (int i = 0; i < row.length; i++) {
-        sb.append(i == row.length - 1 ? row[i] : String.format("%-" + (widths[i] + 2) + "s", row[i]));
+        sb.append(i == row.length - 1 ? row[i] : String.format("%-" + (widths[i] + 2) + "s",
+            row[i]));
       }
       sb.append('\n');
     }

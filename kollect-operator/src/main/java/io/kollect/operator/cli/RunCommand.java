@@ -56,7 +56,8 @@ final class RunCommand implements Callable<Integer> {
       description = "Kubeconfig to use. Default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account.")
   Path kubeconfig;
 
-  @Option(names = "--context", paramLabel = "NAME", description = "Kubeconfig context (default: current).")
+  @Option(names = "--context", paramLabel = "NAME",
+      description = "Kubeconfig context (default: current).")
   String context;
 
   @Option(names = "--cluster-name", paramLabel = "NAME", defaultValue = "default",
@@ -123,7 +124,8 @@ final class RunCommand implements Callable<Integer> {
       description = "Client-side limit of API requests per second (default: ${DEFAULT-VALUE}).")
   double qps;
 
-  @Option(names = "--kube-api-burst", paramLabel = "N", defaultValue = KubeClients.DEFAULT_BURST_FLAG,
+  @Option(names = "--kube-api-burst", paramLabel = "N",
+      defaultValue = KubeClients.DEFAULT_BURST_FLAG,
       description = "Client-side burst of API requests (default: ${DEFAULT-VALUE}).")
   int burst;
 
@@ -256,10 +258,12 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Level level = Level.toLevel(logLevel, null);
-    if (level == null || !Set.of("trace", "debug", "info", "warn", "error").contains(logLevel.toLowerCase())) {
+    if (level == null || !Set.of("trace", "debug", "info", "warn", "error")
+        .contains(logLevel.toLowerCase())) {
       throw new BadInputException("--log-level: '" + logLevel + "' is not one of trace, debug, info, warn, error");
     }
-    LogSetup.configure(level, logFormat == null ? LogSetup.defaultFormat() : logFormat, parent.err());
+    LogSetup.configure(level, logFormat == null ? LogSetup.defaultFormat() : logFormat,
+        parent.err());
     InventoryAuth auth = inventoryAuth();
     ClusterSettings clusterSettings;
     try {
@@ -292,7 +296,8 @@ final class RunCommand implements Callable<Integer> {
     }
     KubernetesClient client;
     try {
-      client = KubeClients.create(Optional.ofNullable(kubeconfig), Optional.ofNullable(context), qps, burst);
+      client = KubeClients.create(Optional.ofNullable(kubeconfig), Optional.ofNullable(context),
+          qps, burst);
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage());
     } catch (KubernetesClientException e) {
@@ -318,15 +323,17 @@ final class RunCommand implements Callable<Integer> {
             ? new LeaderElectionSettings(true, ns, leaderElectId, identity(), leaseDuration,
                 renewDeadline, retryPeriod)
             : LeaderElectionSettings.disabled();
-        config = new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress,
-            probeAddress, election, Set.copyOf(namespaces), Set.copyOf(excludeNamespaces), auth,
-            Optional.ofNullable(checkpointDir), ns,
-            stdout ? Optional.of(parent.out()) : Optional.empty(),
-            statusWriteInterval, watchLiveness, defaultServiceAccount,
-            Set.copyOf(clusterWideNamespaces), digestKey, listPageSize, clusterWideThreshold)
-            .withGuards(guards)
-            .withClusters(clusterSettings)
-            .withShard(shardOfThis);
+        config = OperatorConfig.builder().clusterName(clusterName).workers(workers)
+            .resyncPeriod(resyncPeriod).metricsAddress(metricsAddress).probeAddress(probeAddress)
+            .leaderElection(election).includeNamespaces(Set.copyOf(namespaces))
+            .excludeNamespaces(Set.copyOf(excludeNamespaces)).inventoryAuth(auth)
+            .checkpointDir(Optional.ofNullable(checkpointDir)).operatorNamespace(ns)
+            .stdoutRecords(stdout ? Optional.of(parent.out()) : Optional.empty())
+            .statusWriteInterval(statusWriteInterval).watchLiveness(watchLiveness)
+            .defaultServiceAccount(defaultServiceAccount)
+            .clusterWideNamespaces(Set.copyOf(clusterWideNamespaces)).digestKey(digestKey)
+            .listPageSize(listPageSize).clusterWideThreshold(clusterWideThreshold).guards(guards)
+            .clusters(clusterSettings).shard(shardOfThis).build();
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       }

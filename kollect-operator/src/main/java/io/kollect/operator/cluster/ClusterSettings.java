@@ -8,7 +8,7 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
- * How the operator reads other clusters (issue "Remote clusters"); the {@code kollect run} flags
+ * How the operator reads other clusters; the {@code kollect run} flags
  * map onto these one to one.
  *
  * @param secretNamespaces namespaces whose Secrets any KollectCluster may name with {@code

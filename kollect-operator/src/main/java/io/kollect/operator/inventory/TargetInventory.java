@@ -38,7 +38,7 @@ public final class TargetInventory {
   record Snapshot(long upTo, List<Sized> records, int partLimit) {}
 
   final TargetId id;
-  /** The cluster of its records, or {@code null} for the operator's own (issue "Remote clusters"). */
+  /** The cluster of its records, or {@code null} for the operator's own. */
   final String cluster;
   /** Serialises the API writes of this target. */
   final ReentrantLock writeLock = new ReentrantLock();

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * Whether the other shards run, as their leader-election Leases ({@code <id>-shard-I}) say; every
  * shard uses it, so that a shard that stopped is not counted as Ready on the strength of its last
  * {@code status.shards[]} entry, and so that the lowest-index shard that runs writes the top level
- * ({@link ShardStatuses#aggregates}) when shard 0 is down (issue 15).
+ * ({@link ShardStatuses#aggregates}) when shard 0 is down.
  *
  * <p><b>The rule</b> ({@link #judge}): a shard runs while its Lease has a holder and {@code
  * renewTime + leaseDurationSeconds + }{@value #SKEW_GRACE_SECONDS}{@code s} is ahead. A leader

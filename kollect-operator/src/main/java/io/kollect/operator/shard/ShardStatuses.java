@@ -14,7 +14,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * A sharded target's status (issue 15): each shard's own entry in {@code status.shards[]}, and the
+ * A sharded target's status: each shard's own entry in {@code status.shards[]}, and the
  * top level that shard 0 makes of all entries.
  *
  * <p><b>Who writes what.</b> Shard {@code i}'s leader server-side applies only its entry, as field
@@ -183,9 +183,10 @@ public final class ShardStatuses {
   }
 
   /**
-   * The aggregator's top-level status: its own status ({@code own}, as it would write it unsharded) with
-   * the totals, {@code lastExportTime} and {@code Ready} of all shards, and the stored entries of
-   * shards {@code 0..total-1} (in their stored order, so an unchanged list is written unchanged).
+   * The aggregator's top-level status: its own status ({@code own}, as it would write it unsharded)
+   * with the totals, {@code lastExportTime} and {@code Ready} of all shards, and the stored entries
+   * of shards {@code 0..total-1} (in their stored order, so an unchanged list is written
+   * unchanged).
    *
    * @param stored the entries as stored in the object being written
    * @param ownEntry the aggregator's entry as it is now (may be newer than its stored one)

@@ -107,12 +107,12 @@ public final class CustomResourceFeed implements AutoCloseable {
   private final Map<String, List<String>> sinkWarnings = new ConcurrentHashMap<>();
   /** Validation problems of KollectProfiles by name. */
   private final Map<String, String> profileProblems = new ConcurrentHashMap<>();
-  /** The kafka sinks among them: topic checks and producer metrics (issue 15). */
+  /** The kafka sinks among them: topic checks and producer metrics. */
   private final KafkaSinkChecks kafkaSinks;
   private volatile KindWatch<KollectProfile> profiles;
   private volatile KindWatch<KollectSink> sinks;
   private volatile KindWatch<KollectTarget> targets;
-  /** The clusters a target reads (issue "Remote clusters"; {@link ClusterFeed#clustersOf}). */
+  /** The clusters a target reads ({@link ClusterFeed#clustersOf}). */
   private volatile java.util.function.Function<KollectTarget, List<String>> targetClusters =
       t -> List.of();
 
@@ -120,8 +120,10 @@ public final class CustomResourceFeed implements AutoCloseable {
   public record Settings(Predicate<String> namespaceFilter, List<String> extraSinks,
       String defaultServiceAccount, long resyncMillis) {}
 
-  public CustomResourceFeed(KubernetesClient client, KollectEngine engine, SinkTranslation sinkTranslation,
-      ProblemReports problems, StatusWriter status, OperatorMetrics metrics, TargetHooks targetHooks,
+  public CustomResourceFeed(KubernetesClient client, KollectEngine engine,
+      SinkTranslation sinkTranslation,
+      ProblemReports problems, StatusWriter status, OperatorMetrics metrics,
+          TargetHooks targetHooks,
       BooleanSupplier leader, Settings settings, Clock clock) {
     this.client = client;
     this.engine = engine;
@@ -309,7 +311,8 @@ public final class CustomResourceFeed implements AutoCloseable {
       sinkWarnings.put(name, built.warnings());
       built.warnings().forEach(w -> log.warn("KollectSink {}: {}", name, w));
     } catch (IllegalArgumentException e) {
-      sinkProblems.put(name, "KollectSink " + name + ": " + ProblemReports.firstLine(e.getMessage()));
+      sinkProblems.put(name,
+          "KollectSink " + name + ": " + ProblemReports.firstLine(e.getMessage()));
       engine.removeSink(name);
       kafkaSinks.remove(name);
       appliedSinks.remove(name);
@@ -430,7 +433,8 @@ public final class CustomResourceFeed implements AutoCloseable {
   }
 
   /** Where targets' clusters come from ({@code clusterRef}, {@code clusterSelector}). */
-  public void resolveClustersWith(java.util.function.Function<KollectTarget, List<String>> clusters) {
+  public void resolveClustersWith(java.util.function.Function<KollectTarget,
+      List<String>> clusters) {
     this.targetClusters = clusters;
   }
 

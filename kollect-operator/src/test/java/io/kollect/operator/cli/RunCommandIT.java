@@ -18,7 +18,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -33,7 +32,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Issue 2's first slice end to end: {@code kollect run --stdout} against a real API server. */
+/** {@code kollect run --stdout} end to end against a real API server. */
 public class RunCommandIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -90,7 +89,8 @@ public class RunCommandIT {
     LineCapture err = new LineCapture();
     AtomicInteger exit = new AtomicInteger(-1);
     Path kubeconfig = cluster.writeKubeconfig(tmp);
-    List<String> args = new java.util.ArrayList<>(List.of("run", "--kubeconfig", kubeconfig.toString(),
+    List<String> args = new java.util.ArrayList<>(List.of("run", "--kubeconfig",
+        kubeconfig.toString(),
         "--stdout", "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "0",
         "--cluster-name", "it", "--log-format", "text", "--checkpoint-dir",
         tmp.resolve("checkpoints-" + System.nanoTime()).toString(),
@@ -316,7 +316,8 @@ public class RunCommandIT {
               .contains("Maybe")));
 
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-        KollectProfile p = cluster.client().resources(KollectProfile.class).withName("broken-path").get();
+        KollectProfile p = cluster.client().resources(KollectProfile.class)
+            .withName("broken-path").get();
         assertThat(p.getStatus()).isNotNull();
         Condition degraded = condition(p.getStatus().conditions(), "Degraded");
         assertThat(degraded.getStatus()).isEqualTo("True");
@@ -356,12 +357,15 @@ public class RunCommandIT {
   void wrongFlagsExitWithUsageAndBadValuesWithOneLine() {
     LineCapture out = new LineCapture();
     LineCapture err = new LineCapture();
-    assertThat(KollectCommand.execute(out.printStream(), err.printStream(), "run", "--no-such-flag"))
+    assertThat(KollectCommand.execute(out.printStream(), err.printStream(), "run",
+        "--no-such-flag"))
         .isEqualTo(2);
-    assertThat(err.text()).contains("Unknown option: '--no-such-flag'").contains("Usage: kollect run");
+    assertThat(err.text()).contains("Unknown option: '--no-such-flag'")
+        .contains("Usage: kollect run");
 
     LineCapture err2 = new LineCapture();
-    assertThat(KollectCommand.execute(out.printStream(), err2.printStream(), "run", "--workers", "many"))
+    assertThat(KollectCommand.execute(out.printStream(), err2.printStream(), "run", "--workers",
+        "many"))
         .isEqualTo(2);
     assertThat(err2.lines()).hasSize(1);
     assertThat(err2.text()).contains("--workers").contains("many");

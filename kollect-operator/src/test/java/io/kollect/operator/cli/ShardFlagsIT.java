@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 15: {@code kollect run --total-shards-from-statefulset NAME} reads the StatefulSet's
+ * {@code kollect run --total-shards-from-statefulset NAME} reads the StatefulSet's
  * {@code spec.replicas} from a real API server; a missing StatefulSet or a shard it cannot have
  * exits 2 with one line naming the flag.
  */

@@ -32,11 +32,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 14, security: {@code kollect run --log-level=trace} reading a remote cluster twice, from a
- * {@code --cluster} kubeconfig file and from a KollectCluster's Secret that is then rotated, plus
- * a KollectCluster whose kubeconfig is refused. None of the bearer tokens (nor their base64, nor a
- * refused exec plugin's arguments) appear in the log, {@code /metrics}, the statuses of targets
- * and KollectClusters, or Events.
+ * Remote cluster credentials stay secret: {@code kollect run --log-level=trace} reading a remote
+ * cluster twice, from a {@code --cluster} kubeconfig file and from a KollectCluster's Secret that
+ * is then rotated, plus a KollectCluster whose kubeconfig is refused. None of the bearer tokens
+ * (nor their base64, nor a refused exec plugin's arguments) appear in the log, {@code /metrics},
+ * the statuses of targets and KollectClusters, or Events.
  */
 class ClusterCredentialsLeakIT {
 

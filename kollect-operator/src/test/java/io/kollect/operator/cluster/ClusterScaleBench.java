@@ -16,13 +16,13 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14 benchmark (not part of the test suites: run it by name, see docs/benchmarks.md): one
- * operator reading 1, then 10, then 50 KollectClusters that point at the same 2 real API servers
- * under different names (each its own credential identity, so its own client and informers), all
- * selected by one target whose profile has 2 types. After each step, once every cluster is
- * connected and its informers synced: the JVM's threads, live heap after a full GC, and the open
- * watches over all clusters, printed with the cost per added cluster; then the same after a
- * minute without changes (idle).
+ * Remote clusters benchmark (not part of the test suites: run it by name, see docs/benchmarks.md):
+ * one operator reading 1, then 10, then 50 KollectClusters that point at the same 2 real API
+ * servers under different names (each its own credential identity, so its own client and
+ * informers), all selected by one target whose profile has 2 types. After each step, once every
+ * cluster is connected and its informers synced: the JVM's threads, live heap after a full GC, and
+ * the open watches over all clusters, printed with the cost per added cluster; then the same after
+ * a minute without changes (idle).
  */
 class ClusterScaleBench {
 

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14, many clusters stay cheap: clients built by {@link RemoteClients} share one Vert.x
+ * Many clusters stay cheap: clients built by {@link RemoteClients} share one Vert.x
  * instance, one callback executor and one JSON mapper, so each added cluster connection (here:
  * a client with informers on 2 types, as a cluster read by targets of 2 types) adds at most 2
  * threads, where a default-built fabric8 client adds a stack of its own. Both are measured on the
@@ -43,7 +43,8 @@ class RemoteClientsIT {
   }
 
   /** Threads added per client with 2 synced informers, over {@link #CLIENTS} clients. */
-  private static double threadsPerClient(Function<Config, KubernetesClient> build) throws Exception {
+  private static double threadsPerClient(Function<Config,
+      KubernetesClient> build) throws Exception {
     var threads = ManagementFactory.getThreadMXBean();
     List<KubernetesClient> clients = new ArrayList<>();
     List<SharedIndexInformer<?>> informers = new ArrayList<>();

@@ -35,10 +35,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14 on three real API servers: the operator's own ({@code home}, with the Kollect CRDs)
- * and two remote ones ({@code east}, {@code west}) that the operator reads through KollectClusters
- * whose kubeconfigs (bearer tokens of static token users) are in Secrets of {@code home}. Records
- * go to a real HTTP receiver. Each test uses its own namespace in {@code home}.
+ * Remote clusters on three real API servers: the operator's own ({@code home}, with the Kollect
+ * CRDs) and two remote ones ({@code east}, {@code west}) that the operator reads through
+ * KollectClusters whose kubeconfigs (bearer tokens of static token users) are in Secrets of {@code
+ * home}. Records go to a real HTTP receiver. Each test uses its own namespace in {@code home}.
  */
 class RemoteClustersIT {
 
@@ -78,7 +78,7 @@ class RemoteClustersIT {
         """);
     operator = TestOperator.on(home)
         .trusting("fleet", "rotate", "gone", "refused", "clash", "inv", "xref")
-        .configure(c -> c.withStatusWriteInterval(Duration.ofMillis(300)))
+        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(300)).build())
         .start();
   }
 

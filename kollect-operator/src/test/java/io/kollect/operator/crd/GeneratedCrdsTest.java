@@ -35,7 +35,7 @@ class GeneratedCrdsTest {
   }
 
   /**
-   * Issue 12 item 4: profiles written with {@code includeSecretData: true} keep loading. The field
+   * Profiles written with {@code includeSecretData: true} keep loading. The field
    * stays in the CRD schema, so the API server neither rejects nor silently prunes it (which would
    * hide that it is now ignored with a warning).
    */
@@ -51,8 +51,8 @@ class GeneratedCrdsTest {
   }
 
   /**
-   * Issue 15: each shard server-side applies only its own {@code status.shards[]} entry; the
-   * shipped CRD must make the list a map keyed by {@code index}, or one shard's apply would
+   * Per-shard status: each shard server-side applies only its own {@code status.shards[]} entry;
+   * the shipped CRD must make the list a map keyed by {@code index}, or one shard's apply would
    * replace the other shards' entries.
    */
   @Test
@@ -68,7 +68,7 @@ class GeneratedCrdsTest {
     assertThat(shards.at("/items/required").toString()).contains("\"index\"");
   }
 
-  /** Issue 12 item 9: a sink URL's port outside 1-65535 is refused by the CRD itself. */
+  /** A sink URL's port outside 1-65535 is refused by the CRD itself. */
   @Test
   void theSinkCrdRefusesPortsOutsideTheValidRange() throws IOException {
     Path deployed = Path.of(System.getProperty("kollect.crds.dir", "../deploy/crds"));
@@ -77,7 +77,9 @@ class GeneratedCrdsTest {
     var crd = yaml.readTree(deployed.resolve("kollectsinks.kollect.io-v1.yml").toFile());
     String pattern = crd.at("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/"
         + "http/properties/url/pattern").asText();
-    assertThat(java.util.regex.Pattern.compile(pattern).matcher("http://h:65536/").matches()).isFalse();
-    assertThat(java.util.regex.Pattern.compile(pattern).matcher("http://h:65535/").matches()).isTrue();
+    assertThat(java.util.regex.Pattern.compile(pattern).matcher("http://h:65536/").matches())
+        .isFalse();
+    assertThat(java.util.regex.Pattern.compile(pattern).matcher("http://h:65535/").matches())
+        .isTrue();
   }
 }

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 12 item 9: a KollectSink from a newer CRD (a {@code type} or a field this operator does not
- * know) gets a status condition saying what is not understood, and the operator's watch of
- * KollectSinks goes on: a sink created afterwards is still seen.
+ * Objects this operator cannot read: a KollectSink from a newer CRD (a {@code type} or a field this
+ * operator does not know) gets a status condition saying what is not understood, and the operator's
+ * watch of KollectSinks goes on: a sink created afterwards is still seen.
  */
 class UnreadableResourceIT {
 
@@ -58,7 +58,8 @@ class UnreadableResourceIT {
   }
 
   private static Condition condition(String name, String type) {
-    GenericKubernetesResource sink = client.genericKubernetesResources("kollect.io/v1alpha1", "KollectSink")
+    GenericKubernetesResource sink = client.genericKubernetesResources("kollect.io/v1alpha1",
+        "KollectSink")
         .inNamespace("team").withName(name).get();
     if (sink == null || !(sink.getAdditionalProperties().get("status") instanceof Map<?, ?> status)
         || !(status.get("conditions") instanceof List<?> conditions)) {
@@ -105,7 +106,8 @@ class UnreadableResourceIT {
         spec: {type: stdout}
         """);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      KollectSink later = client.resources(KollectSink.class).inNamespace("team").withName("later").get();
+      KollectSink later = client.resources(KollectSink.class).inNamespace("team")
+          .withName("later").get();
       assertThat(later.getStatus()).isNotNull();
       assertThat(later.getStatus().conditions()).anySatisfy(c -> {
         assertThat(c.getType()).isEqualTo("Ready");

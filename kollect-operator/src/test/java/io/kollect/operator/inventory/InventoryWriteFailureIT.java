@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.operator.KollectOperator;
@@ -12,9 +11,7 @@ import io.kollect.operator.OperatorConfig;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
-import io.kollect.operator.http.BindAddress;
 import io.kollect.operator.http.InventoryAuth;
-import io.kollect.operator.leader.LeaderElectionSettings;
 import io.kollect.testing.TestApiServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 12 item 3: a target whose KollectInventory writes keep failing (here: the operator may
+ * A target whose KollectInventory writes keep failing (here: the operator may
  * not create them) is not Ready past the documented threshold, with the API server and the cause
  * in the message, and becomes Ready again once the writes succeed.
  */
@@ -98,12 +95,12 @@ class InventoryWriteFailureIT {
         data: {v: "1"}
         """);
     operatorClient = cluster.clientForToken(TOKEN);
-    operator = new KollectOperator(operatorClient, new OperatorConfig("it", 1, Duration.ofHours(1),
-        BindAddress.off(), BindAddress.off(), LeaderElectionSettings.disabled(), Set.of(), Set.of(),
-        InventoryAuth.disabled(), Optional.of(tmp), "kollect-system", Optional.empty())
-        .withStatusWriteInterval(Duration.ofMillis(500))
+    operator = new KollectOperator(operatorClient, OperatorConfig.builder().clusterName("it")
+        .workers(1).resyncPeriod(Duration.ofHours(1)).inventoryAuth(InventoryAuth.disabled())
+        .checkpointDir(Optional.of(tmp)).operatorNamespace("kollect-system")
+        .statusWriteInterval(Duration.ofMillis(500))
         // this test is about inventory writes, not the tenant boundary: the platform trusts shop
-        .withTenancy("default", Set.of("kollect-system", "shop")));
+        .tenancy("default", Set.of("kollect-system", "shop")).build());
     operator.start();
   }
 
@@ -121,7 +118,8 @@ class InventoryWriteFailureIT {
   }
 
   private static Condition condition(String type) {
-    KollectTarget t = admin.resources(KollectTarget.class).inNamespace("shop").withName("shop").get();
+    KollectTarget t = admin.resources(KollectTarget.class).inNamespace("shop").withName("shop")
+        .get();
     if (t.getStatus() == null || t.getStatus().conditions() == null) {
       return null;
     }
@@ -139,7 +137,8 @@ class InventoryWriteFailureIT {
       assertThat(ready.getMessage()).contains("HTTP 403").contains("https://127.0.0.1:");
       assertThat(condition("Stalled").getStatus()).isEqualTo("True");
     });
-    KollectTarget failing = admin.resources(KollectTarget.class).inNamespace("shop").withName("shop").get();
+    KollectTarget failing = admin.resources(KollectTarget.class).inNamespace("shop")
+        .withName("shop").get();
     assertThat(failing.getStatus().inventory().consecutiveFailures())
         .isGreaterThanOrEqualTo(InventoryHealth.FAILING_ATTEMPTS);
     assertThat(failing.getStatus().inventory().pending()).isEqualTo(1);

@@ -11,7 +11,6 @@ import io.kollect.operator.LineCapture;
 import io.kollect.operator.OperatorConfig;
 import io.kollect.operator.OperatorIT;
 import io.kollect.operator.cluster.TestCluster;
-import io.kollect.operator.http.BindAddress;
 import io.kollect.operator.http.InventoryAuth;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -102,20 +101,22 @@ class LeaderElectionIT {
     LineCapture records = new LineCapture();
     PrintStream out = records.printStream();
     KubernetesClient client = cluster.newClient();
-    OperatorConfig config = new OperatorConfig("it", 2, Duration.ofHours(1), BindAddress.off(),
-        BindAddress.off(), new LeaderElectionSettings(true, "kollect-system", "kollect-leader",
-            identity, LEASE, Duration.ofSeconds(3), Duration.ofMillis(500)),
-        Set.of(), Set.of(), InventoryAuth.disabled(), Optional.empty(), "kollect-system",
-        Optional.of(out))
+    OperatorConfig config = OperatorConfig.builder().clusterName("it").workers(2)
+        .resyncPeriod(Duration.ofHours(1))
+        .leaderElection(new LeaderElectionSettings(true, "kollect-system", "kollect-leader",
+            identity, LEASE, Duration.ofSeconds(3), Duration.ofMillis(500)))
+        .inventoryAuth(InventoryAuth.disabled()).operatorNamespace("kollect-system")
+        .stdoutRecords(Optional.of(out))
         // not a tenancy test: the platform trusts the namespace of its targets
-        .withTenancy("default", Set.of("kollect-system", "apps"));
+        .tenancy("default", Set.of("kollect-system", "apps")).build();
     KollectOperator operator = new KollectOperator(client, config);
     operator.start();
     return new Instance(identity, client, operator, records);
   }
 
   private static String holder() {
-    Lease lease = cluster.client().leases().inNamespace("kollect-system").withName("kollect-leader").get();
+    Lease lease = cluster.client().leases().inNamespace("kollect-system")
+        .withName("kollect-leader").get();
     return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
   }
 
@@ -135,7 +136,8 @@ class LeaderElectionIT {
       await().atMost(Duration.ofSeconds(60)).until(() -> standby.operator().isReady());
       // The standby's caches are warm and it serves the inventory view, but it exports nothing.
       await().atMost(Duration.ofSeconds(20)).until(() ->
-          standby.operator().engine().inventory().query(io.kollect.export.InventoryQuery.all()).size() == 3);
+          standby.operator().engine().inventory().query(io.kollect.export.InventoryQuery.all())
+              .size() == 3);
       // Those reconciles read all three objects; once the engines are idle they are over and
       // whatever they handed to a sink is delivered, so an export by the standby would show.
       await().atMost(Duration.ofSeconds(30)).until(() ->
@@ -179,8 +181,10 @@ class LeaderElectionIT {
       await().atMost(Duration.ofSeconds(30)).until(() -> standby.operator().engine()
           .awaitIdle(Duration.ofSeconds(5)));
       assertThat(standby.records().lines()).hasSize(2);
-      assertThat(standby.records().lines().get(0)).contains("\"name\":\"two\"").contains("\"replicas\":7");
-      assertThat(standby.records().lines().get(1)).contains("\"name\":\"one\"").contains("\"replicas\":5");
+      assertThat(standby.records().lines().get(0)).contains("\"name\":\"two\"")
+          .contains("\"replicas\":7");
+      assertThat(standby.records().lines().get(1)).contains("\"name\":\"one\"")
+          .contains("\"replicas\":5");
       assertThat(a.records().lines()).hasSize(3);
       assertThat(sharedFileLines()).hasSize(5);
       assertThat(sharedFileLines().get(3)).contains("\"name\":\"two\"");

@@ -17,7 +17,6 @@ import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.ProfileExperimentStatus;
 import io.kollect.operator.http.BindAddress;
 import io.kollect.operator.http.InventoryAuth;
-import io.kollect.operator.leader.LeaderElectionSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -29,7 +28,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -57,11 +55,10 @@ class ShadowExperimentIT {
   static void start() throws Exception {
     cluster = TestCluster.start();
     fx = new LifecycleFixture(cluster);
-    operator = TestOperator.on(cluster).configure(c -> new OperatorConfig("it", 1,
-        Duration.ofHours(1), BindAddress.loopback(0), BindAddress.off(),
-        LeaderElectionSettings.disabled(), Set.of(), Set.of(), InventoryAuth.none(),
-        Optional.empty(), LifecycleFixture.OPERATOR_NS, Optional.empty())
-        .withTenancy("default", Set.of(LifecycleFixture.OPERATOR_NS, "shadow", "stop")))
+    operator = TestOperator.on(cluster).configure(c -> OperatorConfig.builder().clusterName("it")
+        .workers(1).resyncPeriod(Duration.ofHours(1)).metricsAddress(BindAddress.loopback(0))
+        .inventoryAuth(InventoryAuth.none()).operatorNamespace(LifecycleFixture.OPERATOR_NS)
+        .tenancy("default", Set.of(LifecycleFixture.OPERATOR_NS, "shadow", "stop")).build())
         .start();
   }
 
@@ -93,9 +90,11 @@ class ShadowExperimentIT {
     }
     Path base = tmp.resolve(ns + "-baseline.yaml");
     Path cand = tmp.resolve(ns + "-candidate.yaml");
-    Files.writeString(base, "apiVersion: kollect.io/v1alpha1\nkind: KollectProfile\nmetadata: {name: "
+    Files.writeString(base,
+        "apiVersion: kollect.io/v1alpha1\nkind: KollectProfile\nmetadata: {name: "
         + profile + "}\nspec:\n" + LifecycleFixture.BASELINE_YAML.indent(2));
-    Files.writeString(cand, "apiVersion: kollect.io/v1alpha1\nkind: KollectProfile\nmetadata: {name: "
+    Files.writeString(cand,
+        "apiVersion: kollect.io/v1alpha1\nkind: KollectProfile\nmetadata: {name: "
         + profile + "}\nspec:\n" + LifecycleFixture.CANDIDATE_YAML.indent(2));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     int code = KollectCommand.execute(new PrintStream(out, true, StandardCharsets.UTF_8),

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.kollect.core.Shard;
-import io.kollect.operator.OperatorConfig;
 import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectTarget;
@@ -67,15 +66,11 @@ final class LeaderElectedShards implements AutoCloseable {
   /** An operator of {@code shard}, leader-elected as {@code identity}. */
   TestOperator shard(String identity, Shard shard) {
     return TestOperator.on(cluster).trusting(NS)
-        .configure(c -> new OperatorConfig(c.clusterName(), c.workers(), c.resyncPeriod(),
-            c.metricsAddress(), c.probeAddress(), new LeaderElectionSettings(true,
-                "kollect-system", "kollect-leader", identity, LEASE, Duration.ofSeconds(3),
-                Duration.ofMillis(500)), c.includeNamespaces(), c.excludeNamespaces(),
-            c.inventoryAuth(), c.checkpointDir(), c.operatorNamespace(), Optional.empty(),
-            c.statusWriteInterval(), c.watchLiveness(), c.defaultServiceAccount(),
-            c.clusterWideNamespaces(), c.digestKey(), c.listPageSize(),
-            c.clusterWideThreshold(), c.guards(), c.clusters(), shard))
-        .configure(c -> c.withStatusWriteInterval(WRITE_INTERVAL))
+        .configure(c -> c.toBuilder()
+            .leaderElection(new LeaderElectionSettings(true, "kollect-system", "kollect-leader",
+                identity, LEASE, Duration.ofSeconds(3), Duration.ofMillis(500)))
+            .stdoutRecords(Optional.empty()).shard(shard).build())
+        .configure(c -> c.toBuilder().statusWriteInterval(WRITE_INTERVAL).build())
         .stdout(new PrintStream(OutputStream.nullOutputStream(), true))
         .start();
   }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15, "a shard count change", in the operator with its default checkpoint store
+ * A shard count change, in the operator with its default checkpoint store
  * (ConfigMaps): two shards export to one http receiver and stop; while no operator runs, objects
  * are deleted (one that moves to the new shard 2, one that moves between the old indexes),
  * changed and created; then the old indexes start with three shards before the new shard 2
@@ -51,7 +51,8 @@ class ShardHandoverIT {
 
   private static void startShard(Shard shard) {
     operators.add(TestOperator.on(cluster).trusting(NS)
-        .configure(c -> c.withShard(shard).withStatusWriteInterval(Duration.ofMillis(300)))
+        .configure(c -> c.toBuilder().shard(shard).statusWriteInterval(Duration.ofMillis(300))
+            .build())
         .start());
   }
 

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.kollect.core.Shard;
 import io.kollect.operator.LineCapture;
-import io.kollect.operator.OperatorConfig;
 import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectTarget;
@@ -24,7 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15: with more replicas than shards, each shard elects its own leader on its own Lease;
+ * With more replicas than shards, each shard elects its own leader on its own Lease;
  * a shard's standby takes over that shard only, and the other shard's leader is not affected.
  * Each shard's leader writes its part of the target's status, the new leader of a shard too.
  */
@@ -76,15 +75,11 @@ class ShardLeaderElectionIT {
   private static Replica start(String identity, Shard shard) {
     LineCapture records = new LineCapture();
     TestOperator op = TestOperator.on(cluster).trusting("apps")
-        .configure(c -> new OperatorConfig(c.clusterName(), c.workers(), c.resyncPeriod(),
-            c.metricsAddress(), c.probeAddress(), new LeaderElectionSettings(true,
-                "kollect-system", "kollect-leader", identity, LEASE, Duration.ofSeconds(3),
-                Duration.ofMillis(500)), c.includeNamespaces(), c.excludeNamespaces(),
-            c.inventoryAuth(), c.checkpointDir(), c.operatorNamespace(), Optional.empty(),
-            c.statusWriteInterval(), c.watchLiveness(), c.defaultServiceAccount(),
-            c.clusterWideNamespaces(), c.digestKey(), c.listPageSize(),
-            c.clusterWideThreshold(), c.guards(), c.clusters(), shard))
-        .configure(c -> c.withStatusWriteInterval(Duration.ofMillis(300)))
+        .configure(c -> c.toBuilder()
+            .leaderElection(new LeaderElectionSettings(true, "kollect-system", "kollect-leader",
+                identity, LEASE, Duration.ofSeconds(3), Duration.ofMillis(500)))
+            .stdoutRecords(Optional.empty()).shard(shard).build())
+        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(300)).build())
         .stdout(records.printStream())
         .start();
     Replica r = new Replica(op, records);

@@ -10,7 +10,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import org.junit.jupiter.api.Test;
 
-/** Issue 15: when a shard's leader-election Lease says the shard has no leader (a pure rule). */
+/** When a shard's leader-election Lease says the shard has no leader (a pure rule). */
 class ShardLeasesTest {
 
   private static final String NAME = "kollect-leader-shard-1";

@@ -8,7 +8,6 @@ import static io.kollect.operator.shard.LeaderElectedShards.leaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.kollect.core.Shard;
 import io.kollect.operator.TestOperator;
 import java.time.Duration;
@@ -17,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15: with leader election, shard 0 judges the other shards by their Leases. A shard whose
+ * With leader election, shard 0 judges the other shards by their Leases. A shard whose
  * leader crashed (its Lease not released) makes the target not Ready, naming it, once the Lease
  * has expired, although its last {@code status.shards[]} entry still says Ready; a shard that
  * leads again makes it Ready again; a shard that stops cleanly (its Lease released, which fabric8
@@ -56,7 +55,8 @@ class ShardLivenessIT {
     await().atMost(DETECTION).untilAsserted(() -> {
       assertThat(world.ready().getStatus()).isEqualTo("False");
       assertThat(world.ready().getReason()).isEqualTo(ShardStatuses.REASON_SHARDS_NOT_READY);
-      assertThat(world.ready().getMessage()).matches("1 of 2 shards not ready: shard 1: no leader since "
+      assertThat(world.ready().getMessage())
+          .matches("1 of 2 shards not ready: shard 1: no leader since "
           + "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ \\(Lease " + leaseName(1) + " expired\\), its "
           + "last counts still summed");
     });
@@ -80,7 +80,8 @@ class ShardLivenessIT {
     await().atMost(Duration.ofSeconds(1).plus(ShardLeases.SKEW_GRACE).plus(WRITE_INTERVAL)
         .plusSeconds(1)).untilAsserted(() -> {
           assertThat(world.ready().getStatus()).isEqualTo("False");
-          assertThat(world.ready().getMessage()).startsWith("1 of 2 shards not ready: shard 1: no leader "
+          assertThat(world.ready().getMessage())
+              .startsWith("1 of 2 shards not ready: shard 1: no leader "
               + "since ").contains("(Lease " + leaseName(1) + " expired)");
         });
   }

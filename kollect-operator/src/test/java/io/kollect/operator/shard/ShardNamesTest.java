@@ -2,10 +2,8 @@ package io.kollect.operator.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.kollect.core.Shard;
 import io.kollect.core.TargetId;
-import io.kollect.extract.Records;
 import io.kollect.operator.crd.KollectInventorySpec;
 import io.kollect.operator.inventory.InventoryObjectSink;
 import io.kollect.operator.inventory.InventoryObjectSinkTest;
@@ -15,7 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Issue 15: what a shard's own objects are called, and what it keeps of another shard count's. */
+/** What a shard's own objects are called, and what it keeps of another shard count's. */
 class ShardNamesTest {
 
   @Test

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15, per-shard status: in-process operators given {@code --total-shards N --shard I} over
+ * Per-shard status: in-process operators given {@code --total-shards N --shard I} over
  * one API server and one KollectTarget. Each shard writes its own {@code status.shards[]} entry
  * (server-side apply, field manager {@code kollect-shard-I}); shard 0 writes the top level: the
  * sum of the entries, and Ready only when every shard is.
@@ -71,7 +71,8 @@ class ShardStatusIT {
 
   private static void startShard(Shard shard) {
     running.put(shard.index(), TestOperator.on(cluster).trusting(NS)
-        .configure(c -> c.withShard(shard).withStatusWriteInterval(Duration.ofMillis(300)))
+        .configure(c -> c.toBuilder().shard(shard).statusWriteInterval(Duration.ofMillis(300))
+            .build())
         .stdout(new PrintStream(OutputStream.nullOutputStream(), true))
         .start());
   }

@@ -15,7 +15,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15: what the aggregator makes of the shards' entries (a pure function of entries and N),
+ * What the aggregator makes of the shards' entries (a pure function of entries and N),
  * and which shard aggregates.
  */
 class ShardStatusesTest {
@@ -152,7 +152,8 @@ class ShardStatusesTest {
     KollectTargetStatus top = ShardStatuses.topLevel(own("False", "ProfileNotFound"),
         List.of(), notReady(0, "ProfileNotFound", "no profile p"), 2, 1, List.of(), NOW);
 
-    assertThat(condition(top, "Ready").getReason()).isEqualTo(ShardStatuses.REASON_SHARDS_NOT_READY);
+    assertThat(condition(top, "Ready").getReason())
+        .isEqualTo(ShardStatuses.REASON_SHARDS_NOT_READY);
     assertThat(condition(top, "Stalled").getReason()).isEqualTo("ProfileNotFound");
     assertThat(condition(top, "Reconciling")).isNull();
     assertThat(top.conditions()).filteredOn(c -> c.getType().equals("Stalled")).hasSize(1);

@@ -7,7 +7,6 @@ import static io.kollect.operator.shard.LeaderElectedShards.leaseName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.kollect.core.Shard;
 import io.kollect.operator.TestOperator;
 import java.time.Duration;
@@ -16,7 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15: the top level of a sharded target does not go stale while shard 0 is down. When shard
+ * The top level of a sharded target does not go stale while shard 0 is down. When shard
  * 0's leader crashes (its Lease stays held), shard 1 becomes the aggregator once the Lease has
  * expired and writes the top level: not Ready, naming shard 0, shard 0's last counts still summed.
  * When shard 0 leads again it takes the top level back.
@@ -54,7 +53,8 @@ class ShardZeroDownIT {
     await().atMost(DETECTION).untilAsserted(() -> {
       assertThat(world.ready().getStatus()).isEqualTo("False");
       assertThat(world.ready().getReason()).isEqualTo(ShardStatuses.REASON_SHARDS_NOT_READY);
-      assertThat(world.ready().getMessage()).matches("1 of 2 shards not ready: shard 0: no leader since "
+      assertThat(world.ready().getMessage())
+          .matches("1 of 2 shards not ready: shard 0: no leader since "
           + "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ \\(Lease " + leaseName(0) + " expired\\), its "
           + "last counts still summed");
     });
@@ -76,7 +76,8 @@ class ShardZeroDownIT {
     assertThat(world.lease(1).getSpec().getHolderIdentity()).isEqualTo("s1");
     await().atMost(DETECTION).untilAsserted(() -> {
       assertThat(world.ready().getStatus()).isEqualTo("False");
-      assertThat(world.ready().getMessage()).startsWith("1 of 2 shards not ready: shard 1: no leader "
+      assertThat(world.ready().getMessage())
+          .startsWith("1 of 2 shards not ready: shard 1: no leader "
           + "since ").contains("(Lease " + leaseName(1) + " expired)");
     });
     assertThat(world.status().objects()).isEqualTo(OBJECTS);

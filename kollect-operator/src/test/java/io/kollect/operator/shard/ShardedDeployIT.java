@@ -24,7 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Issue 15: the {@code deploy/sharded/} overlay renders with kubectl and is accepted. */
+/** The {@code deploy/sharded/} overlay renders with kubectl and is accepted. */
 class ShardedDeployIT {
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.kollect.core.Shard;
-import io.kollect.operator.OperatorConfig;
 import io.kollect.operator.TestOperator;
 import io.kollect.operator.checkpoint.ConfigMapCheckpointStore;
 import io.kollect.operator.cluster.TestCluster;
@@ -38,7 +37,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15, "Sharding across replicas", in the operator: operators given {@code --total-shards N
+ * Sharding across replicas, in the operator: operators given {@code --total-shards N
  * --shard I} over one API server, one KollectTarget, one http sink. Every operator also prints its
  * records ({@code --stdout}), which tells which shard sent what. The target's status has one
  * entry per shard with that shard's objects, and their total at the top level.
@@ -75,14 +74,9 @@ class ShardedOperatorIT {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       printed.add(out);
       operators.add(TestOperator.on(cluster).trusting(NS)
-          .configure(c -> c.withShard(shard).withStatusWriteInterval(Duration.ofMillis(300)))
-          .configure(c -> new OperatorConfig(c.clusterName(), c.workers(), c.resyncPeriod(),
-              BindAddress.loopback(0), c.probeAddress(), c.leaderElection(),
-              c.includeNamespaces(), c.excludeNamespaces(), c.inventoryAuth(), c.checkpointDir(),
-              c.operatorNamespace(), c.stdoutRecords(), c.statusWriteInterval(),
-              c.watchLiveness(), c.defaultServiceAccount(), c.clusterWideNamespaces(),
-              c.digestKey(), c.listPageSize(), c.clusterWideThreshold(), c.guards(), c.clusters(),
-              c.shard()))
+          .configure(c -> c.toBuilder().shard(shard).statusWriteInterval(Duration.ofMillis(300))
+              .build())
+          .configure(c -> c.toBuilder().metricsAddress(BindAddress.loopback(0)).build())
           .stdout(new PrintStream(out, true, StandardCharsets.UTF_8))
           .start());
     }
@@ -183,7 +177,8 @@ class ShardedOperatorIT {
     // each operator's cache holds its own objects only
     for (int i = 0; i < 2; i++) {
       int index = i;
-      await().atMost(CONVERGE).untilAsserted(() -> assertThat(cachedConfigMaps(operators.get(index)))
+      await().atMost(CONVERGE)
+          .untilAsserted(() -> assertThat(cachedConfigMaps(operators.get(index)))
           .isEqualTo(ownedBy(new Shard(2, index), names).size()));
     }
 

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Issue 12 item 8 on a real API server: an {@code https} KollectSink whose {@code spec.tls} names
+ * Sink TLS on a real API server: an {@code https} KollectSink whose {@code spec.tls} names
  * a CA Secret and a {@code kubernetes.io/tls} client Secret delivers over mutual TLS to a real
  * HTTPS receiver on loopback (certificates generated here); when the receiver's certificate
  * changes to one of a new CA, the target's status names the endpoint and says it is not trusted,
@@ -120,7 +120,7 @@ class HttpsSinkIT {
     operator = TestOperator.on(cluster)
         // not a tenancy test: the platform trusts the namespace of its targets
         .trusting(NS)
-        .configure(c -> c.withStatusWriteInterval(Duration.ofMillis(500)))
+        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(500)).build())
         .start();
   }
 
@@ -220,7 +220,8 @@ class HttpsSinkIT {
       assertThat(condition(t.getStatus().conditions(), "Ready").getStatus()).isEqualTo("True");
       assertThat(sinkStatus(t).consecutiveFailures()).isZero();
       assertThat(sinkStatus(t).lastError()).isNull();
-      KollectSink s = client.resources(KollectSink.class).inNamespace(NS).withName("receiver").get();
+      KollectSink s = client.resources(KollectSink.class).inNamespace(NS).withName("receiver")
+          .get();
       assertThat(condition(s.getStatus().conditions(), "Ready").getStatus()).isEqualTo("True");
       assertThat(s.getStatus().conditions()).extracting(Condition::getType)
           .doesNotContain("Insecure");

@@ -29,11 +29,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 15, adversarially: {@code kollect run --log-level=trace} with kafka KollectSinks that
- * authenticate with SCRAM-SHA-512 to a real broker, one with the right password and one with a
- * wrong one (so the failure paths log too). Neither password, nor its base64 form, appears in
- * the log (kafka-clients' own trace included), {@code /metrics}, the sinks' and the target's
- * status, or Events.
+ * Kafka credentials stay secret, adversarially: {@code kollect run --log-level=trace} with kafka
+ * KollectSinks that authenticate with SCRAM-SHA-512 to a real broker, one with the right password
+ * and one with a wrong one (so the failure paths log too). Neither password, nor its base64 form,
+ * appears in the log (kafka-clients' own trace included), {@code /metrics}, the sinks' and the
+ * target's status, or Events.
  */
 class KafkaCredentialsLeakIT {
 

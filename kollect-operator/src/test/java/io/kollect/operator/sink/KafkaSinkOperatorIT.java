@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Issue 15, KollectSink {@code type: kafka} on a real API server and a real in-process KRaft
+ * KollectSink {@code type: kafka} on a real API server and a real in-process KRaft
  * broker ({@link KafkaBroker} from kollect-export-kafka's test-jar). One target sends the
  * ConfigMaps of {@value #NS} to four sinks: {@code fleet} (kafka, topic created compacted by the
  * sink), {@code plain} (kafka, an existing topic with {@code cleanup.policy=delete}), {@code
@@ -113,7 +113,7 @@ class KafkaSinkOperatorIT {
     return TestOperator.on(cluster)
         // not a tenancy test: the platform trusts the namespace of its target
         .trusting(NS, "platform")
-        .configure(c -> c.withStatusWriteInterval(Duration.ofMillis(500)))
+        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(500)).build())
         .start();
   }
 

@@ -33,11 +33,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Issue 15: a kafka KollectSink's {@code sasl.secretRef} is read from the sink's namespace and
- * authenticates to a real broker listener that requires SCRAM-SHA-512; a Secret with the wrong
- * password is a not-ready condition saying the authentication failed; a password rotated on the
- * broker and in the Secret is picked up by the same sink, without re-sending what was delivered;
- * the TLS PEM suppliers of a translated kafka sink follow their Secrets the same way.
+ * Kafka SASL credentials: a kafka KollectSink's {@code sasl.secretRef} is read from the sink's
+ * namespace and authenticates to a real broker listener that requires SCRAM-SHA-512; a Secret with
+ * the wrong password is a not-ready condition saying the authentication failed; a password rotated
+ * on the broker and in the Secret is picked up by the same sink, without re-sending what was
+ * delivered; the TLS PEM suppliers of a translated kafka sink follow their Secrets the same way.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KafkaSinkSaslOperatorIT {
@@ -130,7 +130,7 @@ class KafkaSinkSaslOperatorIT {
         data: {v: "1"}
         """.formatted(NS, broker.secureBootstrapServers()));
     operator = TestOperator.on(cluster).trusting(NS)
-        .configure(c -> c.withStatusWriteInterval(Duration.ofMillis(500)))
+        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(500)).build())
         .start();
   }
 

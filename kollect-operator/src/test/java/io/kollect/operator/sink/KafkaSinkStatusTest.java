@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A kafka sink's topic check in its KollectSink status, and its metrics (issue 15). */
+/** A kafka sink's topic check in its KollectSink status, and its metrics. */
 class KafkaSinkStatusTest {
 
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");

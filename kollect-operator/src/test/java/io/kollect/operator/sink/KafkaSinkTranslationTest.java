@@ -9,7 +9,7 @@ import io.kollect.operator.crd.KollectSink;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** KollectSink {@code type: kafka} to a {@link KafkaSink} (issue 15), without Secrets. */
+/** KollectSink {@code type: kafka} to a {@link KafkaSink} without Secrets. */
 class KafkaSinkTranslationTest {
 
   private final SinkTranslation translation = new SinkTranslation(null);
@@ -150,13 +150,15 @@ class KafkaSinkTranslationTest {
   void aProducerMemorySettingAboveTheOperatorsLimitIsRefusedNamingTheLimit() {
     assertThatThrownBy(() -> translation.build("p/f", sink("""
         type: kafka
-        kafka: {bootstrapServers: ["k:9092"], topic: t, producerProperties: {batch.size: "1073741824"}}
+        kafka: {bootstrapServers: ["k:9092"], topic: t,
+            producerProperties: {batch.size: "1073741824"}}
         """)))
         .hasMessageStartingWith("spec.kafka.producerProperties.batch.size: 1073741824 is above "
             + "the operator's limit of 1048576 bytes");
     assertThatThrownBy(() -> translation.build("p/f", sink("""
         type: kafka
-        kafka: {bootstrapServers: ["k:9092"], topic: t, producerProperties: {buffer.memory: "68157440"}}
+        kafka: {bootstrapServers: ["k:9092"], topic: t,
+            producerProperties: {buffer.memory: "68157440"}}
         """)))
         .hasMessageStartingWith("spec.kafka.producerProperties.buffer.memory: 68157440 is above "
             + "the operator's limit of 67108864 bytes");

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 12 items 8 and 9 on a real API server: a sink port outside 1-65535 is refused by the CRD
+ * Sink settings checked on a real API server: a sink port outside 1-65535 is refused by the CRD
  * naming the field, and a {@code tls} block naming a missing Secret or key gets a status condition
  * naming the field, the Secret and the key, and recovers once the Secret exists.
  */
