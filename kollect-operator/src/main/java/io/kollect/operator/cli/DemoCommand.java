@@ -80,10 +80,7 @@ final class DemoCommand implements Callable<Integer> {
     Path kubeconfigFile = dir.resolve("kubeconfig").toAbsolutePath();
     Path edgeKubeconfigFile = dir.resolve("kubeconfig-" + EdgeCluster.NAME).toAbsolutePath();
     Path tokenFile = dir.resolve("inventory-token").toAbsolutePath();
-    byte[] secret = new byte[24];
-    new SecureRandom().nextBytes(secret);
-    String token = HexFormat.of().formatHex(secret);
-    Files.writeString(tokenFile, token + "\n");
+    writeRandomToken(tokenFile);
 
     Optional<Path> binaries = localBinaries();
     err.println("kollect demo: starting a local Kubernetes API server"
@@ -127,35 +124,10 @@ final class DemoCommand implements Callable<Integer> {
           throw new BadInputException("--inventory-address: " + e.getMessage()
               + " (another program uses it; try --inventory-address 127.0.0.1:0)");
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!operator.isReady() && System.nanoTime() < deadline) {
-          Thread.sleep(200);
-        }
-        // The edge cluster's watches open once the operator has read its KollectCluster.
-        while (!connected(operator, EdgeCluster.NAME) && System.nanoTime() < deadline) {
-          Thread.sleep(200);
-        }
-        operator.engine().awaitIdle(Duration.ofSeconds(20));
-        // The first table is worth reading once every target has a status (written each second).
-        while (!everyTargetReported(client) && System.nanoTime() < deadline) {
-          Thread.sleep(200);
-        }
+        awaitSettled(operator, client);
         InetSocketAddress http = operator.metricsAddress().orElseThrow();
         printHowTo(err, kubeconfigFile, edgeKubeconfigFile, tokenFile, http);
-        String table = summary(client, config.clusterName());
-        err.print(table);
-        long end = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
-        while (System.nanoTime() < end) {
-          long wait = Math.min(TimeUnit.SECONDS.toNanos(5), end - System.nanoTime());
-          if (stop.await(Duration.ofNanos(wait))) {
-            break;
-          }
-          String now = summary(client, config.clusterName());
-          if (!now.equals(table)) {
-            table = now;
-            err.print(table);
-          }
-        }
+        printSummaryUntilStopped(client, config.clusterName(), stop, err);
         err.println("kollect demo: stopping");
         operator.close();
         operator = null;
@@ -171,6 +143,53 @@ final class DemoCommand implements Callable<Integer> {
       stop.close();
     }
     return 0;
+  }
+
+  /** A random bearer token for {@code /inventory}, written to {@code tokenFile}. */
+  private static void writeRandomToken(Path tokenFile) throws IOException {
+    byte[] secret = new byte[24];
+    new SecureRandom().nextBytes(secret);
+    Files.writeString(tokenFile, HexFormat.of().formatHex(secret) + "\n");
+  }
+
+  /**
+   * Waits (at most a minute) until the operator is ready, reads the edge cluster, is idle, and
+   * every target has a status: the first table is worth reading then.
+   */
+  private static void awaitSettled(KollectOperator operator, KubernetesClient client)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!operator.isReady() && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    // The edge cluster's watches open once the operator has read its KollectCluster.
+    while (!connected(operator, EdgeCluster.NAME) && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    operator.engine().awaitIdle(Duration.ofSeconds(20));
+    // Statuses are written each second.
+    while (!everyTargetReported(client) && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+  }
+
+  /** Prints the summary table, and again whenever it changes, until stopped or {@code --duration}. */
+  private void printSummaryUntilStopped(KubernetesClient client, String clusterName,
+      StopSignal stop, PrintStream err) throws InterruptedException {
+    String table = summary(client, clusterName);
+    err.print(table);
+    long end = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+    while (System.nanoTime() < end) {
+      long wait = Math.min(TimeUnit.SECONDS.toNanos(5), end - System.nanoTime());
+      if (stop.await(Duration.ofNanos(wait))) {
+        break;
+      }
+      String now = summary(client, clusterName);
+      if (!now.equals(table)) {
+        table = now;
+        err.print(table);
+      }
+    }
   }
 
   /** The provisioned API server binaries, if present (then no download is attempted). */

@@ -259,75 +259,88 @@ public final class SinkTranslation {
       config.deliveryTimeout(duration("spec.kafka.deliveryTimeout", k.deliveryTimeout()));
     }
     if (k.createTopic() != null) {
-      KollectSinkSpec.CreateTopic c = k.createTopic();
-      if (c.partitions() == null || c.partitions() < 1) {
-        throw new IllegalArgumentException("spec.kafka.createTopic.partitions: is required, at least 1");
-      }
-      if (c.replicationFactor() == null || c.replicationFactor() < 1
-          || c.replicationFactor() > Short.MAX_VALUE) {
-        throw new IllegalArgumentException(
-            "spec.kafka.createTopic.replicationFactor: is required, at least 1");
-      }
-      config.createTopic(new KafkaSinkConfig.CreateTopic(c.partitions(),
-          c.replicationFactor().shortValue(),
-          c.deleteRetention() == null ? null
-              : duration("spec.kafka.createTopic.deleteRetention", c.deleteRetention()),
-          c.minCompactionLag() == null ? null
-              : duration("spec.kafka.createTopic.minCompactionLag", c.minCompactionLag())));
+      config.createTopic(createTopic(k.createTopic()));
     }
     if (k.tls() != null) {
-      Supplier<String> ca = null;
-      Supplier<String> cert = null;
-      Supplier<String> key = null;
-      if (k.tls().caSecretRef() != null) {
-        KollectSinkSpec.CaSecretRef ref = k.tls().caSecretRef();
-        require(ref.name(), "spec.kafka.tls.caSecretRef.name");
-        String caKey = ref.key() == null || ref.key().isBlank() ? CA_KEY : ref.key();
-        ca = () -> secrets.value(namespace, ref.name(), caKey);
-        check(ca, "spec.kafka.tls.caSecretRef");
-      }
-      if (k.tls().clientCertSecretRef() != null) {
-        KollectSinkSpec.ClientCertSecretRef ref = k.tls().clientCertSecretRef();
-        require(ref.name(), "spec.kafka.tls.clientCertSecretRef.name");
-        cert = () -> secrets.value(namespace, ref.name(), TLS_CRT);
-        key = () -> secrets.value(namespace, ref.name(), TLS_KEY);
-        check(cert, "spec.kafka.tls.clientCertSecretRef");
-        check(key, "spec.kafka.tls.clientCertSecretRef");
-      }
-      config.tls(new KafkaSinkConfig.Tls(ca, cert, key));
+      config.tls(kafkaTls(namespace, k.tls()));
     }
     if (k.sasl() != null) {
-      KollectSinkSpec.Sasl sasl = k.sasl();
-      require(sasl.mechanism(), "spec.kafka.sasl.mechanism");
-      KafkaSinkConfig.SaslMechanism mechanism;
-      try {
-        mechanism = KafkaSinkConfig.SaslMechanism.parse(sasl.mechanism());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("spec.kafka." + e.getMessage());
-      }
-      KollectSinkSpec.BasicAuthSecretRef ref = sasl.secretRef();
-      if (ref == null) {
-        throw new IllegalArgumentException("spec.kafka.sasl.secretRef: is required");
-      }
-      require(ref.name(), "spec.kafka.sasl.secretRef.name");
-      String userKey = ref.usernameKey() == null ? "username" : ref.usernameKey();
-      String passwordKey = ref.passwordKey() == null ? "password" : ref.passwordKey();
-      // the sink strips the username (and names one that became empty as sasl.username)
-      Supplier<String> username = () -> secrets.value(namespace, ref.name(), userKey);
-      Supplier<String> password = () -> secrets.value(namespace, ref.name(), passwordKey);
-      check(username, "spec.kafka.sasl.secretRef");
-      check(password, "spec.kafka.sasl.secretRef");
-      if (username.get().isBlank()) {
-        throw new IllegalArgumentException("spec.kafka.sasl.secretRef: Secret " + namespace + "/"
-            + ref.name() + " key " + userKey + " is empty");
-      }
-      config.sasl(new KafkaSinkConfig.Sasl(mechanism, username, password));
+      config.sasl(kafkaSasl(namespace, k.sasl()));
     }
     if (k.producerProperties() != null) {
       new TreeMap<>(k.producerProperties()).forEach((key, value) ->
           config.producerProperty(key, producerProperty(key, value)));
     }
     return new KafkaSink(name, config.build());
+  }
+
+  /** {@code spec.kafka.createTopic}: the topic the sink creates when it is missing. */
+  private KafkaSinkConfig.CreateTopic createTopic(KollectSinkSpec.CreateTopic c) {
+    if (c.partitions() == null || c.partitions() < 1) {
+      throw new IllegalArgumentException("spec.kafka.createTopic.partitions: is required, at least 1");
+    }
+    if (c.replicationFactor() == null || c.replicationFactor() < 1
+        || c.replicationFactor() > Short.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "spec.kafka.createTopic.replicationFactor: is required, at least 1");
+    }
+    return new KafkaSinkConfig.CreateTopic(c.partitions(),
+        c.replicationFactor().shortValue(),
+        c.deleteRetention() == null ? null
+            : duration("spec.kafka.createTopic.deleteRetention", c.deleteRetention()),
+        c.minCompactionLag() == null ? null
+            : duration("spec.kafka.createTopic.minCompactionLag", c.minCompactionLag()));
+  }
+
+  /** {@code spec.kafka.tls}: CA and client certificate from Secrets, read when a client needs them. */
+  private KafkaSinkConfig.Tls kafkaTls(String namespace, KollectSinkSpec.KafkaTls tls) {
+    Supplier<String> ca = null;
+    Supplier<String> cert = null;
+    Supplier<String> key = null;
+    if (tls.caSecretRef() != null) {
+      KollectSinkSpec.CaSecretRef ref = tls.caSecretRef();
+      require(ref.name(), "spec.kafka.tls.caSecretRef.name");
+      String caKey = ref.key() == null || ref.key().isBlank() ? CA_KEY : ref.key();
+      ca = () -> secrets.value(namespace, ref.name(), caKey);
+      check(ca, "spec.kafka.tls.caSecretRef");
+    }
+    if (tls.clientCertSecretRef() != null) {
+      KollectSinkSpec.ClientCertSecretRef ref = tls.clientCertSecretRef();
+      require(ref.name(), "spec.kafka.tls.clientCertSecretRef.name");
+      cert = () -> secrets.value(namespace, ref.name(), TLS_CRT);
+      key = () -> secrets.value(namespace, ref.name(), TLS_KEY);
+      check(cert, "spec.kafka.tls.clientCertSecretRef");
+      check(key, "spec.kafka.tls.clientCertSecretRef");
+    }
+    return new KafkaSinkConfig.Tls(ca, cert, key);
+  }
+
+  /** {@code spec.kafka.sasl}: the mechanism, and username and password from a Secret. */
+  private KafkaSinkConfig.Sasl kafkaSasl(String namespace, KollectSinkSpec.Sasl sasl) {
+    require(sasl.mechanism(), "spec.kafka.sasl.mechanism");
+    KafkaSinkConfig.SaslMechanism mechanism;
+    try {
+      mechanism = KafkaSinkConfig.SaslMechanism.parse(sasl.mechanism());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("spec.kafka." + e.getMessage());
+    }
+    KollectSinkSpec.BasicAuthSecretRef ref = sasl.secretRef();
+    if (ref == null) {
+      throw new IllegalArgumentException("spec.kafka.sasl.secretRef: is required");
+    }
+    require(ref.name(), "spec.kafka.sasl.secretRef.name");
+    String userKey = ref.usernameKey() == null ? "username" : ref.usernameKey();
+    String passwordKey = ref.passwordKey() == null ? "password" : ref.passwordKey();
+    // the sink strips the username (and names one that became empty as sasl.username)
+    Supplier<String> username = () -> secrets.value(namespace, ref.name(), userKey);
+    Supplier<String> password = () -> secrets.value(namespace, ref.name(), passwordKey);
+    check(username, "spec.kafka.sasl.secretRef");
+    check(password, "spec.kafka.sasl.secretRef");
+    if (username.get().isBlank()) {
+      throw new IllegalArgumentException("spec.kafka.sasl.secretRef: Secret " + namespace + "/"
+          + ref.name() + " key " + userKey + " is empty");
+    }
+    return new KafkaSinkConfig.Sasl(mechanism, username, password);
   }
 
   /**
