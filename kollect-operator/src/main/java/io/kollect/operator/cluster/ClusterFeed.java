@@ -11,18 +11,16 @@ import io.kollect.core.ClusterConnectionException;
 import io.kollect.core.ClusterHealth;
 import io.kollect.core.ClusterHealthListener;
 import io.kollect.core.KollectEngine;
-import io.kollect.core.TargetId;
 import io.kollect.operator.crd.KindWatch;
 import io.kollect.operator.crd.KollectCluster;
 import io.kollect.operator.crd.KollectClusterSpec;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.metrics.OperatorMetrics;
+import io.kollect.operator.status.FeedContext;
 import io.kollect.operator.status.ProblemReports;
 import io.kollect.operator.status.StatusWriter;
-import io.kollect.operator.target.CustomResourceFeed;
 import java.time.Clock;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -62,6 +60,7 @@ public final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
   private final KubernetesClient client;
   private final KollectEngine engine;
   private final ClusterCatalog catalog;
+  private final TargetClusters targets;
   private final KollectClusterConnections connections;
   private final RemoteClients remote;
   private final StatusWriter status;
@@ -80,32 +79,34 @@ public final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
   });
   private final Map<String, ClusterStatuses.Check> checked = new ConcurrentHashMap<>();
   private final Map<String, SharedIndexInformer<Secret>> secretWatches = new HashMap<>();
-  /** What each target resolved to when it was last put, to re-put only those that change. */
-  private final Map<TargetId, List<String>> resolved = new ConcurrentHashMap<>();
   private final Set<String> metered = ConcurrentHashMap.newKeySet();
   private volatile KindWatch<KollectCluster> watch;
   private volatile boolean closed;
   /** KollectClusters cannot be listed: the operator runs without them. */
   private volatile boolean unavailable;
 
-  public ClusterFeed(KubernetesClient client, KollectEngine engine, ClusterCatalog catalog,
-      KollectClusterConnections connections, RemoteClients remote, StatusWriter status,
-      ProblemReports problems, OperatorMetrics metrics, BooleanSupplier leader,
-      Consumer<Predicate<KollectTarget>> retarget, Predicate<String> namespaceFilter,
-      long resyncMillis, Clock clock) {
-    this.client = client;
-    this.engine = engine;
+  /**
+   * @param targets the clusters each target resolved to, to re-put only the targets whose
+   *     clusters a KollectCluster change moves
+   * @param retarget puts the matching targets into the engine again
+   */
+  public ClusterFeed(FeedContext context, ClusterCatalog catalog, TargetClusters targets,
+      KollectClusterConnections connections, RemoteClients remote,
+      Consumer<Predicate<KollectTarget>> retarget) {
+    this.client = context.client();
+    this.engine = context.engine();
     this.catalog = catalog;
+    this.targets = targets;
     this.connections = connections;
     this.remote = remote;
-    this.status = status;
-    this.problems = problems;
-    this.metrics = metrics;
-    this.leader = leader;
+    this.status = context.status();
+    this.problems = context.problems();
+    this.metrics = context.metrics();
+    this.leader = context.leader();
     this.retarget = retarget;
-    this.namespaceFilter = namespaceFilter;
-    this.resyncMillis = resyncMillis;
-    this.clock = clock;
+    this.namespaceFilter = context.namespaceFilter();
+    this.resyncMillis = context.resyncMillis();
+    this.clock = context.clock();
   }
 
   /**
@@ -130,8 +131,8 @@ public final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
 
           @Override
           public void unreadable(GenericKubernetesResource object, String problem) {
-            problems.report(object, "NotUnderstood", CustomResourceFeed.describe(object),
-                CustomResourceFeed.describe(object) + ": " + problem);
+            problems.report(object, "NotUnderstood", KindWatch.describe(object),
+                KindWatch.describe(object) + ": " + problem);
           }
         });
     try {
@@ -166,26 +167,9 @@ public final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
 
   // ---- targets ---------------------------------------------------------------------------------
 
-  /** The engine's cluster names a target reads (see {@link ClusterCatalog#resolve}). */
-  public List<String> clustersOf(KollectTarget target) {
-    List<String> clusters = catalog.resolve(target);
-    resolved.put(id(target), clusters);
-    return clusters;
-  }
-
-  private static TargetId id(KollectTarget t) {
-    return new TargetId(t.getMetadata().getNamespace(), t.getMetadata().getName());
-  }
-
   /** Re-puts the targets whose clusters now resolve differently. */
   private void retargetChanged() {
-    retarget.accept(t -> {
-      try {
-        return !catalog.resolve(t).equals(resolved.get(id(t)));
-      } catch (IllegalArgumentException e) {
-        return true;
-      }
-    });
+    retarget.accept(targets::changed);
   }
 
   // ---- KollectClusters -------------------------------------------------------------------------

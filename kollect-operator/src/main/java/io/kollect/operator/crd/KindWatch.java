@@ -21,6 +21,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ExecutionException;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -134,6 +138,45 @@ public final class KindWatch<T extends HasMetadata> implements AutoCloseable {
   /** Starts listing and watching; completes when the first list is in. */
   public CompletionStage<Void> start() {
     return informer.start();
+  }
+
+  /**
+   * Starts and waits for the first list of this Kollect resource; a failure here (API server
+   * unreachable, CRDs not installed, no permission) stops the start with one line saying which.
+   *
+   * @param what the kind's plural, for the message
+   */
+  public void startAndAwaitListed(String what) {
+    try {
+      start().toCompletableFuture().get(2, TimeUnit.MINUTES);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      while (cause.getCause() != null && cause.getCause() != cause) {
+        if (cause instanceof KubernetesClientException k && k.getCode() > 0) {
+          break;
+        }
+        cause = cause.getCause();
+      }
+      String hint = "";
+      if (cause instanceof KubernetesClientException k && k.getCode() == 404) {
+        hint = " (are the Kollect CRDs installed? kubectl apply -k deploy/crds)";
+      } else if (cause instanceof KubernetesClientException k && k.getCode() == 403) {
+        hint = " (the operator's service account lacks list/watch on it: see deploy/rbac)";
+      }
+      throw new IllegalStateException("cannot list " + what + " at " + client.getMasterUrl() + ": "
+          + firstLine(String.valueOf(cause.getMessage())) + hint, e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("cannot list " + what + ": no answer from the API server in 2 minutes", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while listing " + what, e);
+    }
+  }
+
+  /** {@code Kind namespace/name} or {@code Kind name}. */
+  public static String describe(HasMetadata o) {
+    String ns = o.getMetadata().getNamespace();
+    return o.getKind() + " " + (ns == null ? "" : ns + "/") + o.getMetadata().getName();
   }
 
   public boolean hasSynced() {

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,8 +42,7 @@ public final class OperatorHttp implements AutoCloseable {
   private final InventoryAuth auth;
   private final ExecutorService executor;
   /** A profile's experiment view for {@code /experiments/{profile}}, empty when unknown. */
-  private volatile java.util.function.Function<String, Optional<?>> experiments =
-      profile -> Optional.empty();
+  private final Function<String, Optional<?>> experiments;
   private HttpServer probeServer;
   private HttpServer metricsServer;
 
@@ -57,6 +57,17 @@ public final class OperatorHttp implements AutoCloseable {
    */
   public OperatorHttp(ObjectMapper mapper, Supplier<List<String>> unready, Supplier<String> metrics,
       Supplier<InventoryView> inventory, InventoryAuth auth) {
+    this(mapper, unready, metrics, inventory, auth, profile -> Optional.empty());
+  }
+
+  /**
+   * The same, answering {@code GET /experiments/{profile}} with {@code experiments}' view (empty:
+   * 404).
+   */
+  public OperatorHttp(ObjectMapper mapper, Supplier<List<String>> unready, Supplier<String> metrics,
+      Supplier<InventoryView> inventory, InventoryAuth auth,
+      Function<String, Optional<?>> experiments) {
+    this.experiments = experiments;
     this.mapper = mapper;
     this.unready = unready;
     this.metrics = metrics;
@@ -67,11 +78,6 @@ public final class OperatorHttp implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-  }
-
-  /** What {@code GET /experiments/{profile}} answers (before {@link #start}). */
-  public void experiments(java.util.function.Function<String, Optional<?>> view) {
-    this.experiments = view;
   }
 
   /** Starts the listeners that have an address; fails when a port is taken. */

@@ -36,6 +36,7 @@ public final class Leadership implements AutoCloseable {
   private final Steps steps;
   private final Executor writer;
   private final LeaderElection election;
+  private final LeaderFlag flag;
   private volatile boolean leader;
   private volatile boolean known;
   /** The Kollect resources are listed: the catch-up can run. */
@@ -46,6 +47,16 @@ public final class Leadership implements AutoCloseable {
    * @param writer where {@link Steps#catchUp} runs (it makes API calls)
    */
   public Leadership(Steps steps, Executor writer, LeaderElectionFactory election) {
+    this(steps, writer, election, new LeaderFlag());
+  }
+
+  /**
+   * The same, publishing whether this instance leads in {@code flag} for the parts built before
+   * this leadership.
+   */
+  public Leadership(Steps steps, Executor writer, LeaderElectionFactory election,
+      LeaderFlag flag) {
+    this.flag = flag;
     this.steps = steps;
     this.writer = writer;
     this.election = election == null ? null : election.create(this::changed, leader -> known = true);
@@ -93,6 +104,7 @@ public final class Leadership implements AutoCloseable {
 
   synchronized void changed(boolean leading) {
     leader = leading;
+    flag.set(leading);
     known = true;
     steps.changed(leading);
     if (leading) {

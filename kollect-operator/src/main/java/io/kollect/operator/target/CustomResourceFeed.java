@@ -3,7 +3,6 @@ package io.kollect.operator.target;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kollect.core.KollectEngine;
 import io.kollect.core.TargetId;
 import io.kollect.core.TargetSpec;
@@ -25,6 +24,7 @@ import io.kollect.operator.shard.ShardStatuses;
 import io.kollect.operator.sink.KafkaSinkChecks;
 import io.kollect.operator.sink.SinkSuspend;
 import io.kollect.operator.sink.SinkTranslation;
+import io.kollect.operator.status.FeedContext;
 import io.kollect.operator.status.ProblemReports;
 import io.kollect.operator.status.ResourceStatuses;
 import io.kollect.operator.status.StatusWriter;
@@ -32,14 +32,10 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -69,6 +65,10 @@ public final class CustomResourceFeed implements AutoCloseable {
     /** Only the target's {@code status.shards[]} changed: another shard wrote its part. */
     default void shardsChanged(TargetId id) {
     }
+
+    /** A new forced-reconcile value was handled: its echo belongs in the target's status. */
+    default void reconcileHandled(TargetId id) {
+    }
   }
 
   /** Where a profile's spec goes: the engine, or the profile lifecycle in front of it. */
@@ -80,11 +80,26 @@ public final class CustomResourceFeed implements AutoCloseable {
     /** The profile's lifecycle status changed (someone started, promoted or stopped). */
     default void statusChanged(String name) {
     }
+
+    /** Profiles straight into the engine. */
+    static ProfileInput into(KollectEngine engine) {
+      return new ProfileInput() {
+        @Override
+        public void put(KollectProfile profile, ProfileSpec spec) {
+          engine.putProfile(profile.getMetadata().getName(), spec);
+        }
+
+        @Override
+        public void remove(String name) {
+          engine.removeProfile(name);
+        }
+      };
+    }
   }
 
   private final KubernetesClient client;
   private final KollectEngine engine;
-  private volatile ProfileInput profileInput;
+  private final ProfileInput profileInput;
   private final SinkTranslation sinkTranslation;
   private final ProblemReports problems;
   private final StatusWriter status;
@@ -111,34 +126,36 @@ public final class CustomResourceFeed implements AutoCloseable {
   private final KafkaSinkChecks kafkaSinks;
   private volatile KindWatch<KollectProfile> profiles;
   private volatile KindWatch<KollectSink> sinks;
-  private volatile KindWatch<KollectTarget> targets;
+  private final KollectTargets targets;
   /** The clusters a target reads ({@link ClusterFeed#clustersOf}). */
-  private volatile java.util.function.Function<KollectTarget, List<String>> targetClusters =
-      t -> List.of();
+  private final Function<KollectTarget, List<String>> targetClusters;
 
-  /** What the feed needs besides its collaborators: the operator's settings of it. */
-  public record Settings(Predicate<String> namespaceFilter, List<String> extraSinks,
-      String defaultServiceAccount, long resyncMillis) {}
+  /** A feed with these parts; every part not set has the default its builder method names. */
+  public static Builder builder(FeedContext context) {
+    return new Builder(context);
+  }
 
-  public CustomResourceFeed(KubernetesClient client, KollectEngine engine,
-      SinkTranslation sinkTranslation,
-      ProblemReports problems, StatusWriter status, OperatorMetrics metrics,
-          TargetHooks targetHooks,
-      BooleanSupplier leader, Settings settings, Clock clock) {
-    this.client = client;
-    this.engine = engine;
-    this.reconcileRequests = new ReconcileRequests(engine);
-    this.sinkTranslation = sinkTranslation;
-    this.problems = problems;
-    this.status = status;
-    this.metrics = metrics;
-    this.targetHooks = targetHooks;
-    this.leader = leader;
-    this.namespaceFilter = settings.namespaceFilter();
-    this.extraSinks = List.copyOf(settings.extraSinks());
-    this.defaultServiceAccount = settings.defaultServiceAccount();
-    this.resyncMillis = settings.resyncMillis();
-    this.clock = clock;
+  private CustomResourceFeed(Builder b) {
+    FeedContext context = b.context;
+    this.client = context.client();
+    this.engine = context.engine();
+    this.problems = context.problems();
+    this.status = context.status();
+    this.metrics = context.metrics();
+    this.leader = context.leader();
+    this.namespaceFilter = context.namespaceFilter();
+    this.resyncMillis = context.resyncMillis();
+    this.clock = context.clock();
+    this.sinkTranslation = b.sinkTranslation != null ? b.sinkTranslation
+        : new SinkTranslation(client);
+    this.targets = b.targets;
+    this.reconcileRequests = b.reconcileRequests != null ? b.reconcileRequests
+        : new ReconcileRequests(engine);
+    this.profileInput = b.profileInput != null ? b.profileInput : ProfileInput.into(engine);
+    this.targetClusters = b.targetClusters;
+    this.targetHooks = b.targetHooks;
+    this.extraSinks = List.copyOf(b.extraSinks);
+    this.defaultServiceAccount = b.defaultServiceAccount;
     this.kafkaSinks = new KafkaSinkChecks(name -> {
       KindWatch<KollectSink> watch = sinks;
       if (watch != null) {
@@ -147,22 +164,83 @@ public final class CustomResourceFeed implements AutoCloseable {
             .findFirst().ifPresent(this::writeSinkStatus);
       }
     }, clock);
-    this.profileInput = new ProfileInput() {
-      @Override
-      public void put(KollectProfile profile, ProfileSpec spec) {
-        engine.putProfile(profile.getMetadata().getName(), spec);
-      }
-
-      @Override
-      public void remove(String name) {
-        engine.removeProfile(name);
-      }
-    };
   }
 
-  /** Profiles go to {@code input} instead of straight into the engine (before {@link #start}). */
-  public void profileInput(ProfileInput input) {
-    this.profileInput = input;
+  /** Builds a {@link CustomResourceFeed}; the context is required, every other part optional. */
+  public static final class Builder {
+    private final FeedContext context;
+    private SinkTranslation sinkTranslation;
+    private KollectTargets targets = new KollectTargets();
+    private ReconcileRequests reconcileRequests;
+    private ProfileInput profileInput;
+    private Function<KollectTarget, List<String>> targetClusters = t -> List.of();
+    private TargetHooks targetHooks = new TargetHooks() {
+      @Override
+      public void withoutInventory(TargetId id) {
+      }
+
+      @Override
+      public void deleted(TargetId id) {
+      }
+    };
+    private List<String> extraSinks = List.of();
+    private String defaultServiceAccount = "default";
+
+    private Builder(FeedContext context) {
+      this.context = Objects.requireNonNull(context, "context");
+    }
+
+    /** How KollectSinks become engine sinks; default: with the context's client. */
+    public Builder sinkTranslation(SinkTranslation sinkTranslation) {
+      this.sinkTranslation = sinkTranslation;
+      return this;
+    }
+
+    /** Where the watched KollectTargets are cached for their other readers; default: its own. */
+    public Builder targets(KollectTargets targets) {
+      this.targets = targets;
+      return this;
+    }
+
+    /** The forced reconciles handled; default: its own. */
+    public Builder reconcileRequests(ReconcileRequests reconcileRequests) {
+      this.reconcileRequests = reconcileRequests;
+      return this;
+    }
+
+    /** Where profiles go; default: straight into the engine. */
+    public Builder profileInput(ProfileInput profileInput) {
+      this.profileInput = profileInput;
+      return this;
+    }
+
+    /** The clusters a target reads ({@code clusterRef}, {@code clusterSelector}); default: none. */
+    public Builder targetClusters(Function<KollectTarget, List<String>> targetClusters) {
+      this.targetClusters = targetClusters;
+      return this;
+    }
+
+    /** What a target's change means to the other parts; default: nothing. */
+    public Builder targetHooks(TargetHooks targetHooks) {
+      this.targetHooks = targetHooks;
+      return this;
+    }
+
+    /** Sinks every target also gets (e.g. {@code --stdout}'s). */
+    public Builder extraSinks(List<String> extraSinks) {
+      this.extraSinks = extraSinks;
+      return this;
+    }
+
+    /** The ServiceAccount of a target that names none. */
+    public Builder defaultServiceAccount(String defaultServiceAccount) {
+      this.defaultServiceAccount = defaultServiceAccount;
+      return this;
+    }
+
+    public CustomResourceFeed build() {
+      return new CustomResourceFeed(this);
+    }
   }
 
   /**
@@ -180,9 +258,10 @@ public final class CustomResourceFeed implements AutoCloseable {
         }));
     sinks = new KindWatch<>(client, KollectSink.class, KollectSinkSpec.class, true, resyncMillis,
         handler(this::onSink, this::onSinkDeleted));
-    awaitListed("KollectProfiles", profiles.start());
-    awaitListed("KollectSinks", sinks.start());
-    targets = new KindWatch<>(client, KollectTarget.class, KollectTargetSpec.class, true,
+    profiles.startAndAwaitListed("KollectProfiles");
+    sinks.startAndAwaitListed("KollectSinks");
+    KindWatch<KollectTarget> targetWatch = new KindWatch<>(client, KollectTarget.class,
+        KollectTargetSpec.class, true,
         resyncMillis, handler(this::onTarget, this::onTargetDeleted, (before, after) -> {
           // Every other status-only update is the operators' own writes: nothing to do.
           if (!Objects.equals(shardsOf(before), shardsOf(after))) {
@@ -190,7 +269,8 @@ public final class CustomResourceFeed implements AutoCloseable {
                 after.getMetadata().getName()));
           }
         }));
-    awaitListed("KollectTargets", targets.start());
+    targets.watching(targetWatch);
+    targetWatch.startAndAwaitListed("KollectTargets");
   }
 
   /** A target's {@code status.shards}, as read from the watch; {@code null} when absent. */
@@ -201,24 +281,13 @@ public final class CustomResourceFeed implements AutoCloseable {
 
   /** Whether every kind has been listed. */
   public boolean listed() {
-    return targets != null && targets.hasSynced() && profiles.hasSynced() && sinks.hasSynced();
+    return targets.watch().map(KindWatch::hasSynced).orElse(false) && profiles.hasSynced()
+        && sinks.hasSynced();
   }
 
   /** Targets handed to the engine. */
   public Set<TargetId> engineTargets() {
     return Set.copyOf(engineTargets);
-  }
-
-  /** A KollectTarget as cached (readable). */
-  public Optional<KollectTarget> target(TargetId id) {
-    KindWatch<KollectTarget> watch = targets;
-    return watch == null ? Optional.empty() : watch.get(id.namespace() + "/" + id.name());
-  }
-
-  /** A KollectTarget as cached, readable or not: its status is written from this. */
-  public Optional<GenericKubernetesResource> cachedTarget(TargetId id) {
-    KindWatch<KollectTarget> watch = targets;
-    return watch == null ? Optional.empty() : watch.cached(id.namespace() + "/" + id.name());
   }
 
   /**
@@ -384,11 +453,7 @@ public final class CustomResourceFeed implements AutoCloseable {
 
   /** How many known targets name this sink. */
   private int targetsUsing(String namespace, String sink) {
-    KindWatch<KollectTarget> watch = targets;
-    if (watch == null) {
-      return 0;
-    }
-    return (int) watch.list().stream()
+    return (int) targets.list().stream()
         .filter(t -> namespace.equals(t.getMetadata().getNamespace()) && t.getSpec() != null
             && t.getSpec().sinkRefs() != null && t.getSpec().sinkRefs().contains(sink))
         .count();
@@ -426,24 +491,17 @@ public final class CustomResourceFeed implements AutoCloseable {
       return;
     }
     problems.report(target, "InvalidTarget", what, null);
-    reconcileRequests.onTarget(target, spec.id());
+    if (reconcileRequests.onTarget(target, spec.id())) {
+      targetHooks.reconcileHandled(spec.id());
+    }
     if (!spec.writeInventory()) {
       targetHooks.withoutInventory(spec.id());
     }
   }
 
-  /** Where targets' clusters come from ({@code clusterRef}, {@code clusterSelector}). */
-  public void resolveClustersWith(java.util.function.Function<KollectTarget,
-      List<String>> clusters) {
-    this.targetClusters = clusters;
-  }
-
   /** Puts the matching targets again (the KollectClusters they select changed). */
   public void retarget(Predicate<KollectTarget> which) {
-    KindWatch<KollectTarget> watch = targets;
-    if (watch != null) {
-      watch.list().stream().filter(which).forEach(this::onTarget);
-    }
+    targets.list().stream().filter(which).forEach(this::onTarget);
   }
 
   void onTargetDeleted(HasMetadata target) {
@@ -456,11 +514,8 @@ public final class CustomResourceFeed implements AutoCloseable {
   }
 
   private void reportMissingProfiles() {
-    KindWatch<KollectTarget> watch = targets;
-    if (watch != null) {
-      watch.list().stream().filter(t -> namespaceFilter.test(t.getMetadata().getNamespace()))
-          .forEach(this::reportMissingProfile);
-    }
+    targets.list().stream().filter(t -> namespaceFilter.test(t.getMetadata().getNamespace()))
+        .forEach(this::reportMissingProfile);
   }
 
   private void reportMissingProfile(KollectTarget target) {
@@ -501,8 +556,8 @@ public final class CustomResourceFeed implements AutoCloseable {
       @Override
       public void delete(HasMetadata object) {
         delete.accept(object);
-        problems.forget(describe(object));
-        status.forget(describe(object));
+        problems.forget(KindWatch.describe(object));
+        status.forget(KindWatch.describe(object));
       }
 
       @Override
@@ -512,19 +567,13 @@ public final class CustomResourceFeed implements AutoCloseable {
     };
   }
 
-  /** {@code Kind namespace/name} or {@code Kind name}. */
-  public static String describe(HasMetadata o) {
-    String ns = o.getMetadata().getNamespace();
-    return o.getKind() + " " + (ns == null ? "" : ns + "/") + o.getMetadata().getName();
-  }
-
   /**
    * A Kollect object this operator cannot read (e.g. a {@code type} from a newer CRD): said once
    * in the log and as an event, and in the object's status; a sink stops being used, a target or
    * profile keeps its last readable spec. The watch of the kind goes on.
    */
   private void onUnreadable(GenericKubernetesResource object, String problem) {
-    String what = describe(object);
+    String what = KindWatch.describe(object);
     String message = what + ": " + problem;
     if (object.getKind().equals("KollectSink")
         && namespaceFilter.test(object.getMetadata().getNamespace())) {
@@ -540,42 +589,11 @@ public final class CustomResourceFeed implements AutoCloseable {
     }
   }
 
-  /**
-   * Waits for the first list of a Kollect resource; a failure here (API server unreachable, CRDs
-   * not installed, no permission) stops the start with one line saying which.
-   */
-  private void awaitListed(String what, CompletionStage<Void> started) {
-    try {
-      started.toCompletableFuture().get(2, TimeUnit.MINUTES);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      while (cause.getCause() != null && cause.getCause() != cause) {
-        if (cause instanceof KubernetesClientException k && k.getCode() > 0) {
-          break;
-        }
-        cause = cause.getCause();
-      }
-      String hint = "";
-      if (cause instanceof KubernetesClientException k && k.getCode() == 404) {
-        hint = " (are the Kollect CRDs installed? kubectl apply -k deploy/crds)";
-      } else if (cause instanceof KubernetesClientException k && k.getCode() == 403) {
-        hint = " (the operator's service account lacks list/watch on it: see deploy/rbac)";
-      }
-      throw new IllegalStateException("cannot list " + what + " at " + client.getMasterUrl() + ": "
-          + ProblemReports.firstLine(String.valueOf(cause.getMessage())) + hint, e);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("cannot list " + what + ": no answer from the API server in 2 minutes", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while listing " + what, e);
-    }
-  }
-
   @Override
   public void close() {
     kafkaSinks.close();
     for (KindWatch<?> watch : new java.util.ArrayList<>(java.util.Arrays.asList(
-        targets, sinks, profiles))) {
+        targets.watch().orElse(null), sinks, profiles))) {
       if (watch != null) {
         watch.close();
       }

@@ -7,7 +7,6 @@ import io.kollect.operator.crd.KollectTarget;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 
 /**
  * The {@value #ANNOTATION} annotation on a KollectTarget, as Flux's {@code
@@ -21,19 +20,22 @@ public final class ReconcileRequests {
 
   private final KollectEngine engine;
   private final Map<TargetId, String> handled = new ConcurrentHashMap<>();
-  /** Asks for a status write: a full pass that changes nothing publishes no new status. */
-  private volatile Consumer<TargetId> onHandled = id -> { };
 
-  ReconcileRequests(KollectEngine engine) {
+  public ReconcileRequests(KollectEngine engine) {
     this.engine = engine;
   }
 
-  /** Handles the target's annotation, if it carries a value not handled yet. */
-  void onTarget(KollectTarget target, TargetId id) {
+  /**
+   * Handles the target's annotation, if it carries a value not handled yet.
+   *
+   * @return whether a new value was handled: its echo then asks for a status write, as a full
+   *     pass that changes nothing publishes no new status
+   */
+  boolean onTarget(KollectTarget target, TargetId id) {
     Map<String, String> annotations = target.getMetadata().getAnnotations();
     String value = annotations == null ? null : annotations.get(ANNOTATION);
     if (value == null) {
-      return;
+      return false;
     }
     String last = handled.get(id);
     if (last == null && target.getStatus() != null) {
@@ -42,13 +44,9 @@ public final class ReconcileRequests {
     handled.put(id, value);
     if (!value.equals(last)) {
       engine.requestFullPass(id);
-      onHandled.accept(id);
+      return true;
     }
-  }
-
-  /** What to call once a new value was handled (the host writes the echo to status). */
-  public void onHandled(Consumer<TargetId> action) {
-    this.onHandled = action;
+    return false;
   }
 
   /** Whether an update changed the annotation (it bumps no generation). */

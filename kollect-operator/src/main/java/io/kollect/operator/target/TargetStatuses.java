@@ -26,6 +26,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * From the engine's target statuses to the KollectTargets' status subresource and the {@code
@@ -55,28 +56,54 @@ public final class TargetStatuses implements TargetStatusListener {
   private final InventoryObjectSink inventory;
   private final Function<TargetId, Optional<GenericKubernetesResource>> cached;
   private final BooleanSupplier leader;
+  private final Function<TargetId, String> handledReconcile;
+  private final Supplier<Map<Integer, String>> downShards;
   private final Clock clock;
   private final Shard shard;
   private final Map<TargetId, TargetStatus> last = new ConcurrentHashMap<>();
   /** Targets that reported a status since this instance started leading. */
   private final Set<TargetId> reportedWhileLeading = ConcurrentHashMap.newKeySet();
 
-  public TargetStatuses(CoalescedWrites<TargetId> writes, StatusWriter writer, OperatorMetrics metrics,
-      InventoryObjectSink inventory, Function<TargetId, Optional<GenericKubernetesResource>> cached,
-      BooleanSupplier leader, Clock clock) {
-    this(writes, writer, metrics, inventory, cached, leader, clock, Shard.NONE);
+  /**
+   * Where a target's status takes what the engine's status does not say.
+   *
+   * @param cached the KollectTarget as cached, readable or not: its status is written from this
+   * @param leader whether this instance leads (only the leader writes)
+   * @param handledReconcile the last {@code kollect.io/reconcile-requested-at} value handled
+   * @param downShards which shards have no leader ({@link ShardLeases#down}), which decides
+   *     whether this shard aggregates and what the top level says
+   */
+  public record Sources(Function<TargetId, Optional<GenericKubernetesResource>> cached,
+      BooleanSupplier leader, Function<TargetId, String> handledReconcile,
+      Supplier<Map<Integer, String>> downShards) {
+
+    /**
+     * No forced reconcile handled, no shard judged down (without leader election there are no
+     * Leases to judge by).
+     */
+    public static Sources of(Function<TargetId, Optional<GenericKubernetesResource>> cached,
+        BooleanSupplier leader) {
+      return new Sources(cached, leader, id -> null, Map::of);
+    }
   }
 
   public TargetStatuses(CoalescedWrites<TargetId> writes, StatusWriter writer, OperatorMetrics metrics,
       InventoryObjectSink inventory, Function<TargetId, Optional<GenericKubernetesResource>> cached,
-      BooleanSupplier leader, Clock clock, Shard shard) {
+      BooleanSupplier leader, Clock clock) {
+    this(writes, writer, metrics, inventory, Sources.of(cached, leader), clock, Shard.NONE);
+  }
+
+  public TargetStatuses(CoalescedWrites<TargetId> writes, StatusWriter writer, OperatorMetrics metrics,
+      InventoryObjectSink inventory, Sources sources, Clock clock, Shard shard) {
     this.shard = shard;
     this.writes = writes;
     this.writer = writer;
     this.metrics = metrics;
     this.inventory = inventory;
-    this.cached = cached;
-    this.leader = leader;
+    this.cached = sources.cached();
+    this.leader = sources.leader();
+    this.handledReconcile = sources.handledReconcile();
+    this.downShards = sources.downShards();
     this.clock = clock;
   }
 
@@ -123,24 +150,6 @@ public final class TargetStatuses implements TargetStatusListener {
     for (TargetId id : Set.copyOf(last.keySet())) {
       requestWrite(id);
     }
-  }
-
-  private volatile java.util.function.Function<TargetId, String> handledReconcile = id -> null;
-
-  /** Where the handled {@code kollect.io/reconcile-requested-at} values come from. */
-  public void handledReconcileAt(java.util.function.Function<TargetId, String> source) {
-    this.handledReconcile = source;
-  }
-
-  /** No shard is judged down: without leader election there are no Leases to judge by. */
-  private volatile java.util.function.Supplier<Map<Integer, String>> downShards = Map::of;
-
-  /**
-   * Where this shard learns which shards have no leader ({@link ShardLeases#down}), which decides
-   * whether it aggregates and what the top level says.
-   */
-  public void shardLiveness(java.util.function.Supplier<Map<Integer, String>> source) {
-    this.downShards = source;
   }
 
   /**

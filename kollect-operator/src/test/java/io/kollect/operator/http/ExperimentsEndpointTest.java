@@ -34,11 +34,10 @@ class ExperimentsEndpointTest {
           Map.of(), Map.of("labels.tier", TextNode.valueOf("gold")))));
 
   private int start(InventoryAuth auth) throws Exception {
-    http = new OperatorHttp(Records.mapper(), () -> true, () -> "", () -> new InventorySink("i"),
-        auth);
-    http.experiments(profile -> profile.equals("p")
-        ? Optional.of(new ProfileLifecycle.ExperimentView("p", "p-1", "p-0", "p-0", null, DIFF))
-        : Optional.empty());
+    http = new OperatorHttp(Records.mapper(), () -> List.of(), () -> "",
+        () -> new InventorySink("i"), auth, profile -> profile.equals("p")
+            ? Optional.of(new ProfileLifecycle.ExperimentView("p", "p-1", "p-0", "p-0", null, DIFF))
+            : Optional.empty());
     http.start(BindAddress.off(), BindAddress.loopback(0));
     return http.metricsAddress().orElseThrow().getPort();
   }

@@ -13,6 +13,7 @@ import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.crd.KollectTargetSpec;
 import io.kollect.operator.metrics.OperatorMetrics;
 import io.kollect.operator.sink.SinkTranslation;
+import io.kollect.operator.status.FeedContext;
 import io.kollect.operator.status.ProblemReports;
 import io.kollect.operator.status.StatusWriter;
 import java.time.Clock;
@@ -33,12 +34,13 @@ class CustomResourceFeedTest {
   private final KollectEngine engine = KollectEngine.builder(client).build();
   private final List<String> events = new ArrayList<>();
   private final List<String> hooks = new ArrayList<>();
-  private final CustomResourceFeed feed = new CustomResourceFeed(client, engine,
-      new SinkTranslation(client),
-      new ProblemReports((o, reason, message) -> events.add(reason + ": " + message), Runnable::run,
-          () -> true),
-      new StatusWriter(client, Runnable::run), new OperatorMetrics(),
-      new CustomResourceFeed.TargetHooks() {
+  private final CustomResourceFeed feed = CustomResourceFeed.builder(new FeedContext(client,
+          engine, new StatusWriter(client, Runnable::run),
+          new ProblemReports((o, reason, message) -> events.add(reason + ": " + message),
+              Runnable::run, () -> true),
+          new OperatorMetrics(), () -> true, ns -> !"ignored".equals(ns), 0, Clock.systemUTC()))
+      .sinkTranslation(new SinkTranslation(client))
+      .targetHooks(new CustomResourceFeed.TargetHooks() {
         @Override
         public void withoutInventory(TargetId id) {
           hooks.add("without inventory " + id);
@@ -48,9 +50,10 @@ class CustomResourceFeedTest {
         public void deleted(TargetId id) {
           hooks.add("deleted " + id);
         }
-      }, () -> true,
-      new CustomResourceFeed.Settings(ns -> !"ignored".equals(ns), List.of("stdout"), "default", 0),
-      Clock.systemUTC());
+      })
+      .extraSinks(List.of("stdout"))
+      .defaultServiceAccount("default")
+      .build();
 
   @AfterEach
   void close() {

@@ -107,6 +107,12 @@ class TargetStatusesTest {
 
   /** Statuses of shard {@code index} of 2, recording each API call as "APPLY manager" or "PUT". */
   private TargetStatuses shard(int index, List<String> calls) {
+    return shard(index, calls, Map::of);
+  }
+
+  /** The same, told which shards have no leader by {@code downShards}. */
+  private TargetStatuses shard(int index, List<String> calls,
+      java.util.function.Supplier<Map<Integer, String>> downShards) {
     return new TargetStatuses(
         new CoalescedWrites<>(Duration.ofSeconds(10),
             (task, delay) -> scheduled.add(new Scheduled(task, delay)), () -> 0L),
@@ -134,8 +140,8 @@ class TargetStatusesTest {
           }
         }, new KubernetesSerialization(), Runnable::run),
         new OperatorMetrics(), new InventoryObjectSink(null, id -> Optional.empty(), 1024),
-        id -> Optional.of(cachedTarget()), leader::get, Clock.fixed(NOW, ZoneOffset.UTC),
-        new io.kollect.core.Shard(2, index));
+        new TargetStatuses.Sources(id -> Optional.of(cachedTarget()), leader::get, id -> null,
+            downShards), Clock.fixed(NOW, ZoneOffset.UTC), new io.kollect.core.Shard(2, index));
   }
 
   @Test
@@ -182,9 +188,8 @@ class TargetStatusesTest {
   @Test
   void shardZeroNamesAShardWithoutLeaderAndWritesAgainWhenLivenessChanges() {
     List<String> calls = new ArrayList<>();
-    TargetStatuses zero = shard(0, calls);
     String why = "no leader since 2024-05-01T09:59:00Z (Lease kollect-leader-shard-1 expired)";
-    zero.shardLiveness(() -> Map.of(1, why));
+    TargetStatuses zero = shard(0, calls, () -> Map.of(1, why));
     zero.onStatus(status("True", "Reconciled"));
     runScheduled();
 
@@ -219,10 +224,9 @@ class TargetStatusesTest {
   @Test
   void shardOneWritesTheTopLevelNamingShardZeroWhileShardZeroHasNoLeaderAndStopsWhenItLeads() {
     List<String> calls = new ArrayList<>();
-    TargetStatuses one = shard(1, calls);
     String why = "no leader since 2024-05-01T09:59:00Z (Lease kollect-leader-shard-0 expired)";
     Map<Integer, String> down = new java.util.concurrent.ConcurrentHashMap<>();
-    one.shardLiveness(() -> Map.copyOf(down));
+    TargetStatuses one = shard(1, calls, () -> Map.copyOf(down));
     one.onStatus(status("True", "Reconciled"));
     runScheduled();
     assertThat(calls).containsExactly("APPLY kollect-shard-1");
