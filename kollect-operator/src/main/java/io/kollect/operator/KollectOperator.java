@@ -142,7 +142,8 @@ public final class KollectOperator implements AutoCloseable {
    * exists, so every field is final and nothing is wired after construction. One edge runs back:
    * an inventory write asks for a status write ({@link #onInventoryWritten}) while the target's
    * status reads the inventory's health, so the inventory sink is given a method of this operator,
-   * called only once the operator runs.
+   * called only once the operator runs. It is the longest method of the module on purpose: the
+   * whole wiring reads top to bottom in dependency order, which helpers would hide.
    */
   public KollectOperator(KubernetesClient client, OperatorConfig config) {
     Objects.requireNonNull(client, "client");

@@ -71,6 +71,10 @@ final class DemoCommand implements Callable<Integer> {
       description = "trace, debug, info, warn or error (default: ${DEFAULT-VALUE}).")
   String logLevel;
 
+  /**
+   * Runs the demo. Longer than the other methods on purpose: it owns the lifetime of two API
+   * servers and an operator, and their start and the {@code finally} that stops them read together.
+   */
   @Override
   public Integer call() throws Exception {
     PrintStream out = parent.out();

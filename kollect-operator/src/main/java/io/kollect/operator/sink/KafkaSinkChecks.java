@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -118,6 +119,12 @@ public final class KafkaSinkChecks implements AutoCloseable {
   @Override
   public void close() {
     executor.shutdownNow();
+    // A check interrupted here still logs its end: let it, so nothing outlives the close.
+    try {
+      executor.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     sinks.clear();
   }
 }

@@ -57,6 +57,8 @@ class CustomResourceFeedTest {
 
   @AfterEach
   void close() {
+    // The feed's kafka topic checks run on threads of their own: stop them with the test.
+    feed.close();
     engine.close();
     client.close();
   }
