@@ -3,7 +3,7 @@
  * parts in dependency order and runs one {@code KollectEngine} fed from the Kollect custom
  * resources; {@link io.kollect.operator.OperatorConfig} is the whole configuration, built from one
  * settings record per feature; the {@code kollect run} flags map onto it one to one (see {@code
- * docs/operations.md}). Each feature is a subpackage: {@code target}, {@code profile}, {@code sink},
+ * docs/operations.md}). Each feature is a subpackage: {@code targets}, {@code profile}, {@code sink},
  * {@code cluster}, {@code shard}, {@code inventory}, {@code status}, {@code leader}, {@code
  * checkpoint}, {@code http}, {@code metrics}; the command line is {@code cli}, the custom resource
  * types {@code crd}. The subpackages are the host's internals, not an API.

@@ -13,7 +13,7 @@ import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.crd.KollectTargetStatus;
-import io.kollect.operator.target.ReconcileRequests;
+import io.kollect.operator.targets.ReconcileRequests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.kollect.core.ClusterHealth;
 import io.kollect.operator.crd.KollectCluster;
 import io.kollect.operator.crd.KollectClusterStatus;
-import io.kollect.operator.target.CrTranslation;
+import io.kollect.operator.targets.CrTranslation;
 import java.time.Instant;
 import java.util.List;
 

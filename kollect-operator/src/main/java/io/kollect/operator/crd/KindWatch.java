@@ -13,7 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.kollect.operator.target.ReconcileRequests;
+import io.kollect.operator.targets.ReconcileRequests;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

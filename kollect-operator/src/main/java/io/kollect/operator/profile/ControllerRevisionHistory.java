@@ -20,7 +20,7 @@ import io.kollect.core.lifecycle.ProfileRevision;
 import io.kollect.core.lifecycle.ProfileState;
 import io.kollect.extract.ProfileSpec;
 import io.kollect.operator.crd.KollectProfile;
-import io.kollect.operator.target.CrTranslation;
+import io.kollect.operator.targets.CrTranslation;
 import java.net.HttpURLConnection;
 import java.util.List;
 import java.util.Map;

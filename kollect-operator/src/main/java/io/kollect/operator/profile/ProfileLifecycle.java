@@ -10,7 +10,7 @@ import io.kollect.core.lifecycle.ProfileState;
 import io.kollect.extract.ProfileSpec;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.status.ProblemReports;
-import io.kollect.operator.target.CustomResourceFeed;
+import io.kollect.operator.targets.CustomResourceFeed;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

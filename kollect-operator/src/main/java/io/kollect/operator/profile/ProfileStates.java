@@ -8,7 +8,7 @@ import io.kollect.extract.ProfileDiff;
 import io.kollect.operator.crd.KollectProfileStatus;
 import io.kollect.operator.crd.ProfileExperimentStatus;
 import io.kollect.operator.status.ResourceStatuses;
-import io.kollect.operator.target.CrTranslation;
+import io.kollect.operator.targets.CrTranslation;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kollect.core.Shard;
 import io.kollect.operator.leader.LeaderElectionSettings;
-import io.kollect.operator.target.CrTranslation;
+import io.kollect.operator.targets.CrTranslation;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.kollect.operator.crd.KollectTargetStatus.ShardEntry;
 import io.kollect.operator.crd.KollectTargetStatus;
-import io.kollect.operator.target.CrTranslation;
+import io.kollect.operator.targets.CrTranslation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,7 +7,7 @@ import io.kollect.operator.crd.KollectProfileStatus;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectSinkStatus;
 import io.kollect.operator.metrics.OperatorMetrics;
-import io.kollect.operator.target.CrTranslation;
+import io.kollect.operator.targets.CrTranslation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -4,6 +4,6 @@
  * io.kollect.operator.status.CoalescedWrites}), the status of profiles, sinks and unreadable
  * objects ({@link io.kollect.operator.status.ResourceStatuses}), and problems said once in the log
  * and as a Warning Event ({@link io.kollect.operator.status.ProblemReports}). A target's status is
- * {@code io.kollect.operator.target}'s, a cluster's {@code io.kollect.operator.cluster}'s.
+ * {@code io.kollect.operator.targets}'s, a cluster's {@code io.kollect.operator.cluster}'s.
  */
 package io.kollect.operator.status;

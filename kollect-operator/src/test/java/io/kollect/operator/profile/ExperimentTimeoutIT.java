@@ -12,7 +12,7 @@ import io.kollect.core.lifecycle.ProfileExperiments.StartRequest;
 import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectProfileStatus;
-import io.kollect.operator.target.CrTranslation;
+import io.kollect.operator.targets.CrTranslation;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;

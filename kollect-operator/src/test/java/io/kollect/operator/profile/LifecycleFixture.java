@@ -14,7 +14,7 @@ import io.kollect.extract.ProfileSpec;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectProfileStatus;
-import io.kollect.operator.target.CrTranslation;
+import io.kollect.operator.targets.CrTranslation;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;

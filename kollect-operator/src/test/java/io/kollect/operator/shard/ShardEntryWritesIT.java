@@ -9,7 +9,7 @@ import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectTargetStatus.ShardEntry;
 import io.kollect.operator.crd.KollectTargetStatus;
 import io.kollect.operator.status.StatusWriter;
-import io.kollect.operator.target.CrTranslation;
+import io.kollect.operator.targets.CrTranslation;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -11,7 +11,7 @@ import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectTargetStatus.ShardEntry;
 import io.kollect.operator.crd.KollectTargetStatus;
-import io.kollect.operator.target.CrTranslation;
+import io.kollect.operator.targets.CrTranslation;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;

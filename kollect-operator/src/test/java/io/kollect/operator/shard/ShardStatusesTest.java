@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.kollect.operator.crd.KollectTargetStatus.ShardEntry;
 import io.kollect.operator.crd.KollectTargetStatus;
-import io.kollect.operator.target.CrTranslation;
+import io.kollect.operator.targets.CrTranslation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.kollect.operator.target;
+package io.kollect.operator.targets;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;

@@ -1,4 +1,4 @@
-package io.kollect.operator.target;
+package io.kollect.operator.targets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

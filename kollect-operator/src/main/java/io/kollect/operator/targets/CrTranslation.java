@@ -1,4 +1,4 @@
-package io.kollect.operator.target;
+package io.kollect.operator.targets;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
