@@ -11,7 +11,7 @@ import java.util.Base64;
 import java.util.Optional;
 
 /**
- * Where the key of the HMAC-SHA256 digests of Secret values comes from (issue 12 item 4): a Secret
+ * Where the key of the HMAC-SHA256 digests of Secret values comes from: a Secret
  * in the operator's namespace ({@code --digest-key-secret NAME}, key {@code key}), a file ({@code
  * --digest-key-file PATH}), or nowhere (records carry Secret key names and value lengths only).
  *

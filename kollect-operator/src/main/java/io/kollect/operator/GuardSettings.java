@@ -3,7 +3,7 @@ package io.kollect.operator;
 import java.time.Duration;
 
 /**
- * The guards' flags (issue "Safe change"): the per-target circuit breaker and the cardinality
+ * The guards' flags: the per-target circuit breaker and the cardinality
  * warning. The per-target cap and suspend are fields of the KollectTarget.
  *
  * @param circuitBreakerFailures consecutive failed reconciles that open a target's circuit

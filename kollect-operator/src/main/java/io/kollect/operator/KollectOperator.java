@@ -14,12 +14,40 @@ import io.kollect.extract.ExtractOptions;
 import io.kollect.extract.Records;
 import io.kollect.informers.InformerMetrics;
 import io.kollect.informers.InformerOptions;
+import io.kollect.operator.checkpoint.ConfigMapCheckpointStore;
+import io.kollect.operator.cluster.ClusterCatalog;
+import io.kollect.operator.cluster.ClusterFeed;
+import io.kollect.operator.cluster.KollectClusterConnections;
+import io.kollect.operator.cluster.RemoteClients;
+import io.kollect.operator.http.OperatorHttp;
+import io.kollect.operator.inventory.InventoryObjectSink;
+import io.kollect.operator.inventory.InventorySweep;
+import io.kollect.operator.leader.LeaderElection;
+import io.kollect.operator.leader.Leadership;
+import io.kollect.operator.metrics.OperatorMetrics;
+import io.kollect.operator.profile.ControllerRevisionHistory;
+import io.kollect.operator.profile.ProfileLifecycle;
+import io.kollect.operator.shard.ShardLeases;
+import io.kollect.operator.shard.ShardNames;
+import io.kollect.operator.sink.SinkTranslation;
+import io.kollect.operator.status.CoalescedWrites;
+import io.kollect.operator.status.ProblemEvents;
+import io.kollect.operator.status.ProblemReports;
+import io.kollect.operator.status.StatusWriter;
+import io.kollect.operator.targets.CustomResourceFeed;
+import io.kollect.operator.targets.TargetStatuses;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import io.kollect.operator.leader.LeaderFlag;
+import io.kollect.operator.status.FeedContext;
+import io.kollect.operator.targets.ReconcileRequests;
+import io.kollect.operator.targets.KollectTargets;
+import io.kollect.operator.cluster.TargetClusters;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -63,13 +91,14 @@ public final class KollectOperator implements AutoCloseable {
   private final ScheduledExecutorService writer = daemon("kollect-status-writer");
   private final ScheduledExecutorService sinkRecheck = daemon("kollect-sink-health");
   private final StatusWriter statusWriter;
+  /** Whether this instance leads, read by every part that writes only on the leader. */
+  private final LeaderFlag leaderFlag = new LeaderFlag();
   private final TargetStatuses targetStatuses;
   private final InventorySweep sweep;
-  /** Assigned once in the constructor; not final, as callbacks built before it refer to it. */
-  private CustomResourceFeed feed;
+  private final CustomResourceFeed feed;
   private final Leadership leadership;
   private final ProfileLifecycle profileLifecycle;
-  /** Remote clusters (issue "Remote clusters"): their clients' shared stack and their feed. */
+  /** Remote clusters: their clients' shared stack and their feed. */
   private final RemoteClients remoteClients;
   private final ClusterFeed clusterFeed;
   /** Shard 0 with leader election: whether the other shards have a leader; else {@code null}. */
@@ -109,7 +138,14 @@ public final class KollectOperator implements AutoCloseable {
     return digestKey;
   }
 
-  /** Builds the operator; nothing runs until {@link #start()}. */
+  /**
+   * Builds the operator; nothing runs until {@link #start()}. Each part is built once what it needs
+   * exists, so every field is final and nothing is wired after construction. One edge runs back:
+   * an inventory write asks for a status write ({@link #onInventoryWritten}) while the target's
+   * status reads the inventory's health, so the inventory sink is given a method of this operator,
+   * called only once the operator runs. It is the longest method of the module on purpose: the
+   * whole wiring reads top to bottom in dependency order, which helpers would hide.
+   */
   public KollectOperator(KubernetesClient client, OperatorConfig config) {
     Objects.requireNonNull(client, "client");
     this.config = Objects.requireNonNull(config, "config");
@@ -121,10 +157,6 @@ public final class KollectOperator implements AutoCloseable {
         .orElseGet(() -> new ConfigMapCheckpointStore(client, config.operatorNamespace(),
             config.shard()));
     this.statusWriter = new StatusWriter(client, writer);
-    // The feed and the sweep are built below; these callbacks only run once they exist.
-    this.inventoryObjects = new InventoryObjectSink(client, id -> this.feed.target(id),
-        InventoryObjectSink.DEFAULT_MAX_PART_BYTES, InventoryObjectSink.DEFAULT_MAX_RECORD_BYTES,
-        this::onInventoryWritten, clock, config.clusterName(), config.shard());
     this.digestKey = config.digestKey().resolve(client, config.operatorNamespace());
     this.remoteClients = new RemoteClients(KubeClients.DEFAULT_QPS, KubeClients.DEFAULT_BURST);
     ClusterCatalog clusterCatalog = new ClusterCatalog(config.clusterName(),
@@ -132,6 +164,11 @@ public final class KollectOperator implements AutoCloseable {
         config.clusters().files());
     KollectClusterConnections clusterConnections = new KollectClusterConnections(client,
         clusterCatalog, config.clusters().secretPolicy(), remoteClients);
+    TargetClusters targetClusters = new TargetClusters(clusterCatalog);
+    KollectTargets targets = new KollectTargets();
+    this.inventoryObjects = new InventoryObjectSink(client, targets::target,
+        InventoryObjectSink.DEFAULT_MAX_PART_BYTES, InventoryObjectSink.DEFAULT_MAX_RECORD_BYTES,
+        this::onInventoryWritten, clock, config.clusterName(), config.shard());
     this.engine = engineSettings(KollectEngine.builder(client)
         .cluster(config.clusterName())
         .shard(config.shard())
@@ -145,58 +182,78 @@ public final class KollectOperator implements AutoCloseable {
         .namespaceFilter(config.namespaceFilter())
         .clusterConnections(clusterConnections), config, metrics, digestKey)
         .build();
-    CoalescedWrites<TargetId> coalesced = new CoalescedWrites<>(config.statusWriteInterval(),
-        (task, delay) -> writer.schedule(task, delay, TimeUnit.NANOSECONDS), System::nanoTime);
-    this.targetStatuses = new TargetStatuses(coalesced, statusWriter, metrics, inventoryObjects,
-        id -> this.feed.cachedTarget(id), this::isLeader, clock, config.shard());
-    this.sweep = new InventorySweep(InventorySweep.clusterApi(client, inventoryObjects),
-        id -> this.feed.target(id), writer::execute,
-        inv -> ShardNames.foreign(config.shard(), InventoryObjectSink.shardOf(inv)));
-    ProblemReports problems = new ProblemReports(new ProblemEvents(client)::warn, writer,
-        this::isLeader);
-    this.feed = new CustomResourceFeed(client, engine, new SinkTranslation(client), problems,
-        statusWriter, metrics, new CustomResourceFeed.TargetHooks() {
-          @Override
-          public void withoutInventory(TargetId id) {
-            sweep.targetWithoutInventory(id);
-          }
-
-          @Override
-          public void deleted(TargetId id) {
-            targetStatuses.forget(id);
-          }
-
-          @Override
-          public void shardsChanged(TargetId id) {
-            targetStatuses.shardsChanged(id);
-          }
-        }, this::isLeader,
-        new CustomResourceFeed.Settings(config.namespaceFilter(),
-            config.stdoutRecords().isPresent() ? List.of(STDOUT_SINK) : List.of(),
-            config.defaultServiceAccount(), config.resyncPeriod().toMillis()),
-        clock);
-    targetStatuses.handledReconcileAt(feed.reconcileRequests()::handled);
+    ReconcileRequests reconcileRequests = new ReconcileRequests(engine);
     // Every shard judges the others: the lowest-index one with a leader writes the top level.
     this.shardLeases = config.leaderElection().enabled() && config.shard().sharded()
         ? new ShardLeases(client, config.leaderElection(), config.shard()) : null;
-    if (shardLeases != null) {
-      targetStatuses.shardLiveness(shardLeases::down);
-    }
-    feed.reconcileRequests().onHandled(targetStatuses::requestWrite);
+    CoalescedWrites<TargetId> coalesced = new CoalescedWrites<>(config.statusWriteInterval(),
+        (task, delay) -> writer.schedule(task, delay, TimeUnit.NANOSECONDS), System::nanoTime);
+    this.targetStatuses = new TargetStatuses(coalesced, statusWriter, metrics, inventoryObjects,
+        new TargetStatuses.Sources(targets::cachedTarget, leaderFlag::isLeader,
+            reconcileRequests::handled, shardLeases != null ? shardLeases::down : Map::of),
+        clock, config.shard());
+    this.sweep = new InventorySweep(InventorySweep.clusterApi(client, inventoryObjects),
+        targets::target, writer::execute,
+        inv -> ShardNames.foreign(config.shard(), InventoryObjectSink.shardOf(inv)));
+    ProblemReports problems = new ProblemReports(new ProblemEvents(client)::warn, writer,
+        leaderFlag::isLeader);
     ControllerRevisionHistory history =
         new ControllerRevisionHistory(client, config.operatorNamespace());
     this.profileLifecycle = new ProfileLifecycle(history, ProfileExperiments.builder(history)
         .engine(engine).clock(clock).writes(!config.leaderElection().enabled()).build(), engine,
         clock);
-    feed.profileInput(profileLifecycle);
-    this.clusterFeed = new ClusterFeed(client, engine, clusterCatalog, clusterConnections,
-        remoteClients, statusWriter, problems, metrics, this::isLeader, feed::retarget,
-        config.namespaceFilter(), config.resyncPeriod().toMillis(), clock);
-    feed.resolveClustersWith(clusterFeed::clustersOf);
+    FeedContext feeds = new FeedContext(client, engine, statusWriter, problems, metrics,
+        leaderFlag::isLeader, config.namespaceFilter(), config.resyncPeriod().toMillis(), clock);
+    this.feed = CustomResourceFeed.builder(feeds)
+        .sinkTranslation(new SinkTranslation(client))
+        .targets(targets)
+        .reconcileRequests(reconcileRequests)
+        .profileInput(profileLifecycle)
+        .targetClusters(targetClusters::of)
+        .targetHooks(targetHooks(sweep, targetStatuses))
+        .extraSinks(config.stdoutRecords().isPresent() ? List.of(STDOUT_SINK) : List.of())
+        .defaultServiceAccount(config.defaultServiceAccount())
+        .build();
+    this.clusterFeed = new ClusterFeed(feeds, clusterCatalog, targetClusters, clusterConnections,
+        remoteClients, feed::retarget);
+    this.leadership = new Leadership(leadershipSteps(), writer, config.leaderElection().enabled()
+        ? (onLeadership, onObserved) -> new LeaderElection(client,
+            config.leaderElection().forShard(config.shard()), onLeadership, onObserved)
+        : null, leaderFlag);
+    // Last: readiness reads every part above.
     this.http = new OperatorHttp(Records.mapper(), this::notReadyReasons, metrics::scrape,
-        engine::inventory, config.inventoryAuth());
-    http.experiments(profileLifecycle::view);
-    this.leadership = new Leadership(new Leadership.Steps() {
+        engine::inventory, config.inventoryAuth(), profileLifecycle::view);
+  }
+
+  /** What a target's change means to its inventory objects and its status. */
+  private static CustomResourceFeed.TargetHooks targetHooks(InventorySweep sweep,
+      TargetStatuses statuses) {
+    return new CustomResourceFeed.TargetHooks() {
+      @Override
+      public void withoutInventory(TargetId id) {
+        sweep.targetWithoutInventory(id);
+      }
+
+      @Override
+      public void deleted(TargetId id) {
+        statuses.forget(id);
+      }
+
+      @Override
+      public void shardsChanged(TargetId id) {
+        statuses.shardsChanged(id);
+      }
+
+      @Override
+      public void reconcileHandled(TargetId id) {
+        statuses.requestWrite(id);
+      }
+    };
+  }
+
+  /** What gaining and losing the lead does to the parts built before the leadership. */
+  private Leadership.Steps leadershipSteps() {
+    return new Leadership.Steps() {
       @Override
       public void forgetWritten() {
         if (checkpoints instanceof ConfigMapCheckpointStore cm) {
@@ -228,10 +285,7 @@ public final class KollectOperator implements AutoCloseable {
         metrics.leader(leading);
         profileLifecycle.leadership(leading);
       }
-    }, writer, config.leaderElection().enabled()
-        ? (onLeadership, onObserved) -> new LeaderElection(client,
-            config.leaderElection().forShard(config.shard()), onLeadership, onObserved)
-        : null);
+    };
   }
 
   /**
@@ -269,7 +323,7 @@ public final class KollectOperator implements AutoCloseable {
 
   /** Whether this instance currently leads (always, without leader election). */
   public boolean isLeader() {
-    return leadership != null && leadership.isLeader();
+    return leaderFlag.isLeader();
   }
 
   /**

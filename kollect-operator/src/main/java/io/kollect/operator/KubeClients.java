@@ -69,13 +69,13 @@ public final class KubeClients {
    * A client-side token bucket like client-go's: requests wait for a token; tokens refill at
    * {@code qps} per second up to {@code burst}. Protects the API server from a reconcile storm.
    */
-  static final class RateLimit implements Interceptor {
+  public static final class RateLimit implements Interceptor {
     private final double qps;
     private final int burst;
     private double tokens;
     private long last = System.nanoTime();
 
-    RateLimit(double qps, int burst) {
+    public RateLimit(double qps, int burst) {
       if (qps <= 0) {
         throw new IllegalArgumentException("--kube-api-qps must be positive");
       }

@@ -2,6 +2,11 @@ package io.kollect.operator;
 
 import io.kollect.core.Shard;
 import io.kollect.informers.InformerOptions;
+import io.kollect.operator.cluster.ClusterSettings;
+import io.kollect.operator.http.BindAddress;
+import io.kollect.operator.http.InventoryAuth;
+import io.kollect.operator.leader.LeaderElectionSettings;
+import io.kollect.operator.shard.ShardNames;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -85,64 +90,6 @@ public record OperatorConfig(
   /** As Flux: a target without {@code serviceAccountName} reads as {@code default}. */
   public static final String DEFAULT_SERVICE_ACCOUNT = "default";
 
-  /** The settings before issue 12, with the defaults of every later one. */
-  public OperatorConfig(String clusterName, int workers, Duration resyncPeriod,
-      BindAddress metricsAddress, BindAddress probeAddress, LeaderElectionSettings leaderElection,
-      Set<String> includeNamespaces, Set<String> excludeNamespaces, InventoryAuth inventoryAuth,
-      Optional<Path> checkpointDir, String operatorNamespace, Optional<PrintStream> stdoutRecords) {
-    this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
-        includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
-        stdoutRecords, DEFAULT_STATUS_WRITE_INTERVAL, DEFAULT_WATCH_LIVENESS,
-        DEFAULT_SERVICE_ACCOUNT, Set.of(), DigestKeySource.none(), DEFAULT_LIST_PAGE_SIZE,
-        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD, GuardSettings.defaults(),
-        ClusterSettings.defaults());
-  }
-
-  /** The settings of issue 13: the default guards, no other clusters. */
-  public OperatorConfig(String clusterName, int workers, Duration resyncPeriod,
-      BindAddress metricsAddress, BindAddress probeAddress, LeaderElectionSettings leaderElection,
-      Set<String> includeNamespaces, Set<String> excludeNamespaces, InventoryAuth inventoryAuth,
-      Optional<Path> checkpointDir, String operatorNamespace, Optional<PrintStream> stdoutRecords,
-      Duration statusWriteInterval, Duration watchLiveness, String defaultServiceAccount,
-      Set<String> clusterWideNamespaces, DigestKeySource digestKey, int listPageSize,
-      int clusterWideThreshold) {
-    this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
-        includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
-        stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold,
-        GuardSettings.defaults(), ClusterSettings.defaults());
-  }
-
-  /** The settings of issue 12, with the default list page size. */
-  public OperatorConfig(String clusterName, int workers, Duration resyncPeriod,
-      BindAddress metricsAddress, BindAddress probeAddress, LeaderElectionSettings leaderElection,
-      Set<String> includeNamespaces, Set<String> excludeNamespaces, InventoryAuth inventoryAuth,
-      Optional<Path> checkpointDir, String operatorNamespace, Optional<PrintStream> stdoutRecords,
-      Duration statusWriteInterval, Duration watchLiveness, String defaultServiceAccount,
-      Set<String> clusterWideNamespaces, DigestKeySource digestKey) {
-    this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
-        includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
-        stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, DEFAULT_LIST_PAGE_SIZE,
-        InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD, GuardSettings.defaults(),
-        ClusterSettings.defaults());
-  }
-
-  /** The settings of issue 14: one shard (the whole). */
-  public OperatorConfig(String clusterName, int workers, Duration resyncPeriod,
-      BindAddress metricsAddress, BindAddress probeAddress, LeaderElectionSettings leaderElection,
-      Set<String> includeNamespaces, Set<String> excludeNamespaces, InventoryAuth inventoryAuth,
-      Optional<Path> checkpointDir, String operatorNamespace, Optional<PrintStream> stdoutRecords,
-      Duration statusWriteInterval, Duration watchLiveness, String defaultServiceAccount,
-      Set<String> clusterWideNamespaces, DigestKeySource digestKey, int listPageSize,
-      int clusterWideThreshold, GuardSettings guards, ClusterSettings clusters) {
-    this(clusterName, workers, resyncPeriod, metricsAddress, probeAddress, leaderElection,
-        includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir, operatorNamespace,
-        stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards, clusters,
-        Shard.NONE);
-  }
-
   public OperatorConfig {
     Objects.requireNonNull(clusterName, "clusterName");
     if (workers < 1) {
@@ -193,107 +140,224 @@ public record OperatorConfig(
     }
   }
 
-  /** This configuration with another status write interval (tests shorten it). */
-  public OperatorConfig withStatusWriteInterval(Duration interval) {
-    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
-        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
-        operatorNamespace, stdoutRecords, interval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
-        clusters, shard);
+  /** A builder with every setting at its default; {@code clusterName} has none and must be set. */
+  public static Builder builder() {
+    return new Builder();
   }
 
-  /** This configuration with another watch liveness window. */
-  public OperatorConfig withWatchLiveness(Duration window) {
-    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
-        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
-        operatorNamespace, stdoutRecords, statusWriteInterval, window, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
-        clusters, shard);
-  }
-
-  /** This configuration with the tenancy settings of issue 12 item 5. */
-  public OperatorConfig withTenancy(String serviceAccount, Set<String> trustedNamespaces) {
-    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
-        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
-        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, serviceAccount,
-        trustedNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
-        clusters, shard);
-  }
-
-  /** This configuration with a digest key source. */
-  public OperatorConfig withDigestKey(DigestKeySource source) {
-    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
-        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
-        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness,
-        defaultServiceAccount, clusterWideNamespaces, source, listPageSize, clusterWideThreshold,
-        guards, clusters, shard);
-  }
-
-  /** This configuration listing in pages of {@code size} objects ({@code --list-page-size}). */
-  public OperatorConfig withListPageSize(int size) {
-    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
-        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
-        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, size, clusterWideThreshold, guards,
-        clusters, shard);
-  }
-
-  /** This configuration with another {@code --informer-cluster-wide-threshold}. */
-  public OperatorConfig withClusterWideThreshold(int namespaces) {
-    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
-        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
-        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, namespaces, guards,
-        clusters, shard);
-  }
-
-  /** This configuration printing records to {@code out} ({@code --stdout}), or not. */
-  public OperatorConfig withStdout(Optional<PrintStream> out) {
-    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
-        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
-        operatorNamespace, out, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
-        clusters, shard);
-  }
-
-  /** This configuration keeping checkpoints in files under {@code dir} ({@code --checkpoint-dir}). */
-  public OperatorConfig withCheckpointDir(Optional<Path> dir) {
-    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
-        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, dir,
-        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards,
-        clusters, shard);
-  }
-
-  /** This configuration with other guard settings (issue "Safe change"). */
-  public OperatorConfig withGuards(GuardSettings settings) {
-    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
-        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
-        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, settings, clusters,
-        shard);
-  }
-
-  /** This configuration with other clusters' settings ({@code --cluster} and friends). */
-  public OperatorConfig withClusters(ClusterSettings settings) {
-    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
-        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
-        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards, settings,
-        shard);
+  /** A builder holding this configuration's settings, to change some. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.clusterName = clusterName;
+    b.workers = workers;
+    b.resyncPeriod = resyncPeriod;
+    b.metricsAddress = metricsAddress;
+    b.probeAddress = probeAddress;
+    b.leaderElection = leaderElection;
+    b.includeNamespaces = includeNamespaces;
+    b.excludeNamespaces = excludeNamespaces;
+    b.inventoryAuth = inventoryAuth;
+    b.checkpointDir = checkpointDir;
+    b.operatorNamespace = operatorNamespace;
+    b.stdoutRecords = stdoutRecords;
+    b.statusWriteInterval = statusWriteInterval;
+    b.watchLiveness = watchLiveness;
+    b.defaultServiceAccount = defaultServiceAccount;
+    b.clusterWideNamespaces = clusterWideNamespaces;
+    b.digestKey = digestKey;
+    b.listPageSize = listPageSize;
+    b.clusterWideThreshold = clusterWideThreshold;
+    b.guards = guards;
+    b.clusters = clusters;
+    b.shard = shard;
+    return b;
   }
 
   /**
-   * This configuration as shard {@code shard} ({@code --total-shards}/{@code --shard}): the engine
-   * keeps only that shard's objects, and the Lease, checkpoints and inventory objects are the
-   * shard's own.
+   * Builds an {@link OperatorConfig} one setting at a time; the per-feature settings ({@link
+   * LeaderElectionSettings}, {@link GuardSettings}, {@link ClusterSettings}, {@link Shard}, {@link
+   * DigestKeySource}) come validated from where they were built, and {@link #build()} checks the
+   * rest once.
    */
-  public OperatorConfig withShard(Shard shard) {
-    return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
-        leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
-        operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness, defaultServiceAccount,
-        clusterWideNamespaces, digestKey, listPageSize, clusterWideThreshold, guards, clusters,
-        shard);
+  public static final class Builder {
+    private String clusterName;
+    private int workers = 1;
+    private Duration resyncPeriod = Duration.ofHours(10);
+    private BindAddress metricsAddress = BindAddress.off();
+    private BindAddress probeAddress = BindAddress.off();
+    private LeaderElectionSettings leaderElection = LeaderElectionSettings.disabled();
+    private Set<String> includeNamespaces = Set.of();
+    private Set<String> excludeNamespaces = Set.of();
+    private InventoryAuth inventoryAuth = InventoryAuth.none();
+    private Optional<Path> checkpointDir = Optional.empty();
+    private String operatorNamespace = "default";
+    private Optional<PrintStream> stdoutRecords = Optional.empty();
+    private Duration statusWriteInterval = DEFAULT_STATUS_WRITE_INTERVAL;
+    private Duration watchLiveness = DEFAULT_WATCH_LIVENESS;
+    private String defaultServiceAccount = DEFAULT_SERVICE_ACCOUNT;
+    private Set<String> clusterWideNamespaces = Set.of();
+    private DigestKeySource digestKey = DigestKeySource.none();
+    private int listPageSize = DEFAULT_LIST_PAGE_SIZE;
+    private int clusterWideThreshold = InformerOptions.DEFAULT_CLUSTER_WIDE_THRESHOLD;
+    private GuardSettings guards = GuardSettings.defaults();
+    private ClusterSettings clusters = ClusterSettings.defaults();
+    private Shard shard = Shard.NONE;
+
+    private Builder() {
+    }
+
+    /** The {@code cluster} of every record ({@code --cluster-name}). */
+    public Builder clusterName(String clusterName) {
+      this.clusterName = clusterName;
+      return this;
+    }
+
+    /** Reconcile worker threads ({@code --workers}). */
+    public Builder workers(int workers) {
+      this.workers = workers;
+      return this;
+    }
+
+    /** The informer resync period ({@code --resync-period}). */
+    public Builder resyncPeriod(Duration resyncPeriod) {
+      this.resyncPeriod = resyncPeriod;
+      return this;
+    }
+
+    /** Where {@code /metrics} and {@code /inventory} are served; off by default. */
+    public Builder metricsAddress(BindAddress metricsAddress) {
+      this.metricsAddress = metricsAddress;
+      return this;
+    }
+
+    /** Where {@code /healthz} and {@code /readyz} are served; off by default. */
+    public Builder probeAddress(BindAddress probeAddress) {
+      this.probeAddress = probeAddress;
+      return this;
+    }
+
+    /** Leader election; disabled by default. */
+    public Builder leaderElection(LeaderElectionSettings leaderElection) {
+      this.leaderElection = leaderElection;
+      return this;
+    }
+
+    /** Only these namespaces (all when empty). */
+    public Builder includeNamespaces(Set<String> includeNamespaces) {
+      this.includeNamespaces = includeNamespaces;
+      return this;
+    }
+
+    /** Never these namespaces. */
+    public Builder excludeNamespaces(Set<String> excludeNamespaces) {
+      this.excludeNamespaces = excludeNamespaces;
+      return this;
+    }
+
+    /** Who may read {@code /inventory}; nobody by default. */
+    public Builder inventoryAuth(InventoryAuth inventoryAuth) {
+      this.inventoryAuth = inventoryAuth;
+      return this;
+    }
+
+    /** Checkpoints in files here; empty (the default): in ConfigMaps. */
+    public Builder checkpointDir(Optional<Path> checkpointDir) {
+      this.checkpointDir = checkpointDir;
+      return this;
+    }
+
+    /** The namespace of the operator's own state. */
+    public Builder operatorNamespace(String operatorNamespace) {
+      this.operatorNamespace = operatorNamespace;
+      return this;
+    }
+
+    /** Every record also here as a JSON line ({@code --stdout}). */
+    public Builder stdoutRecords(Optional<PrintStream> stdoutRecords) {
+      this.stdoutRecords = stdoutRecords;
+      return this;
+    }
+
+    /** A target's status at most once per this interval (tests shorten it). */
+    public Builder statusWriteInterval(Duration statusWriteInterval) {
+      this.statusWriteInterval = statusWriteInterval;
+      return this;
+    }
+
+    /** The liveness bound of every watch and request. */
+    public Builder watchLiveness(Duration watchLiveness) {
+      this.watchLiveness = watchLiveness;
+      return this;
+    }
+
+    /** The ServiceAccount of a target that names none. */
+    public Builder defaultServiceAccount(String defaultServiceAccount) {
+      this.defaultServiceAccount = defaultServiceAccount;
+      return this;
+    }
+
+    /** Namespaces whose targets are trusted. */
+    public Builder clusterWideNamespaces(Set<String> clusterWideNamespaces) {
+      this.clusterWideNamespaces = clusterWideNamespaces;
+      return this;
+    }
+
+    /** Where the Secret digest key comes from. */
+    public Builder digestKey(DigestKeySource digestKey) {
+      this.digestKey = digestKey;
+      return this;
+    }
+
+    /** Objects per page of an informer's list. */
+    public Builder listPageSize(int listPageSize) {
+      this.listPageSize = listPageSize;
+      return this;
+    }
+
+    /** Namespaces past which one cluster-wide informer serves a type. */
+    public Builder clusterWideThreshold(int clusterWideThreshold) {
+      this.clusterWideThreshold = clusterWideThreshold;
+      return this;
+    }
+
+    /** The circuit breaker and the cardinality warning. */
+    public Builder guards(GuardSettings guards) {
+      this.guards = guards;
+      return this;
+    }
+
+    /** Other clusters. */
+    public Builder clusters(ClusterSettings clusters) {
+      this.clusters = clusters;
+      return this;
+    }
+
+    /** This replica's shard. */
+    public Builder shard(Shard shard) {
+      this.shard = shard;
+      return this;
+    }
+
+    /**
+     * The tenant boundary ({@code --default-service-account}, {@code --cluster-wide-namespaces}).
+     */
+    public Builder tenancy(String defaultServiceAccount, Set<String> clusterWideNamespaces) {
+      return defaultServiceAccount(defaultServiceAccount)
+          .clusterWideNamespaces(clusterWideNamespaces);
+    }
+
+    /**
+     * The configuration.
+     *
+     * @throws IllegalArgumentException naming the flag of a setting that is out of range
+     */
+    public OperatorConfig build() {
+      return new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress, probeAddress,
+          leaderElection, includeNamespaces, excludeNamespaces, inventoryAuth, checkpointDir,
+          operatorNamespace, stdoutRecords, statusWriteInterval, watchLiveness,
+          defaultServiceAccount, clusterWideNamespaces, digestKey, listPageSize,
+          clusterWideThreshold, guards, clusters, shard);
+    }
   }
 
   /**

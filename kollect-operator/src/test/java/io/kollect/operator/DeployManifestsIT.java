@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.operator.cluster.TestCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * The shipped kustomize layout under {@code deploy/} is accepted by a real API server (server-side
  * dry run), so the manifests cannot rot unnoticed.
  */
-class DeployManifestsIT {
+public class DeployManifestsIT {
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static TestCluster cluster;
@@ -44,7 +45,7 @@ class DeployManifestsIT {
     }
   }
 
-  static Path deployDir() {
+  public static Path deployDir() {
     return Path.of(System.getProperty("kollect.deploy.dir", "../deploy")).toAbsolutePath().normalize();
   }
 

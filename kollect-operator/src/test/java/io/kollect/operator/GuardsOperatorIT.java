@@ -9,9 +9,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.extract.Op;
 import io.kollect.extract.Record;
 import io.kollect.extract.Records;
+import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.crd.KollectTargetStatus;
+import io.kollect.operator.targets.ReconcileRequests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -25,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 16's guards through the operator on a real API server: target and sink {@code suspend},
+ * The guards through the operator on a real API server: target and sink {@code suspend},
  * the cardinality warning and cap, and the {@code kollect.io/reconcile-requested-at} annotation.
  * (The circuit breaker's open/half-open/close is driven through the engine in core's GuardsIT:
  * an API call of a reconcile cannot be made to fail here without breaking the whole server.)
@@ -58,8 +60,8 @@ class GuardsOperatorIT {
         """);
     operator = TestOperator.on(cluster)
         .trusting("guards", "suspend-target", "suspend-sink", "card", "force")
-        .configure(c -> c.withStatusWriteInterval(Duration.ofMillis(200))
-            .withGuards(new GuardSettings(5, Duration.ofMinutes(10), 2)))
+        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(200))
+            .guards(new GuardSettings(5, Duration.ofMinutes(10), 2)).build())
         .start();
   }
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.operator.cli.KollectCommand;
+import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.testing.TestApiServer;
@@ -20,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -29,10 +29,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 12 item 4: {@code kollect run --log-level=trace} against a real API server, with a Secret
- * and a Deployment whose env carries a password, authenticated by a bearer token. Neither the
- * Secret's values, nor the env value, nor the token appear in the log, {@code /metrics}, the
- * target's status, Events or the checkpoints.
+ * Secret values stay out of the log: {@code kollect run --log-level=trace} against a real API
+ * server, with a Secret and a Deployment whose env carries a password, authenticated by a bearer
+ * token. Neither the Secret's values, nor the env value, nor the token appear in the log, {@code
+ * /metrics}, the target's status, Events or the checkpoints.
  */
 class LogLeakIT {
 
@@ -47,7 +47,8 @@ class LogLeakIT {
 
   @BeforeAll
   static void startCluster() {
-    cluster = TestCluster.start(TestApiServer.builder().tokenUser(TOKEN, "kollect-trace", "system:masters"));
+    cluster = TestCluster.start(TestApiServer.builder().tokenUser(TOKEN, "kollect-trace",
+        "system:masters"));
     cluster.namespace("shop");
     cluster.namespace("kollect-system");
   }
@@ -140,8 +141,10 @@ class LogLeakIT {
       cluster.apply(secret(SECRET_VALUE_2));
       await().atMost(Duration.ofSeconds(60)).until(() -> out.text().contains("\"replicas\":2"));
       await().atMost(Duration.ofSeconds(30)).until(() -> {
-        KollectTarget t = admin.resources(KollectTarget.class).inNamespace("shop").withName("leak").get();
-        return t.getStatus() != null && t.getStatus().objects() != null && t.getStatus().objects() == 2;
+        KollectTarget t = admin.resources(KollectTarget.class).inNamespace("shop")
+            .withName("leak").get();
+        return t.getStatus() != null && t.getStatus().objects() != null && t.getStatus()
+            .objects() == 2;
       });
       metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
               URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
@@ -159,7 +162,8 @@ class LogLeakIT {
     StringBuilder elsewhere = new StringBuilder();
     elsewhere.append(metrics);
     elsewhere.append(admin.getKubernetesSerialization().asJson(
-        admin.resources(KollectTarget.class).inNamespace("shop").withName("leak").get().getStatus()));
+        admin.resources(KollectTarget.class).inNamespace("shop").withName("leak").get()
+            .getStatus()));
     elsewhere.append(admin.getKubernetesSerialization().asJson(
         admin.v1().events().inAnyNamespace().list().getItems()));
     elsewhere.append(admin.getKubernetesSerialization().asJson(

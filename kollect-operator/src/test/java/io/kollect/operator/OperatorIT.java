@@ -10,10 +10,14 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.core.TargetId;
+import io.kollect.operator.cli.RunCommandIT;
+import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectTarget;
+import io.kollect.operator.http.BindAddress;
+import io.kollect.operator.http.InventoryAuth;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -25,7 +29,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.GZIPInputStream;
@@ -42,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * HTTP endpoints out. The tests run in order, each building on the state the previous one left.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class OperatorIT {
+public class OperatorIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TOKEN = "it-inventory-token";
@@ -128,12 +131,12 @@ class OperatorIT {
     }
 
     operatorClient = cluster.newClient();
-    OperatorConfig config = new OperatorConfig("it", 2, Duration.ofHours(1),
-        BindAddress.loopback(0), BindAddress.loopback(0), LeaderElectionSettings.disabled(),
-        Set.of(), Set.of(), InventoryAuth.token(TOKEN), Optional.empty(), "kollect-system",
-        Optional.empty())
+    OperatorConfig config = OperatorConfig.builder().clusterName("it").workers(2)
+        .resyncPeriod(Duration.ofHours(1)).metricsAddress(BindAddress.loopback(0))
+        .probeAddress(BindAddress.loopback(0)).inventoryAuth(InventoryAuth.token(TOKEN))
+        .operatorNamespace("kollect-system")
         // not a tenancy test: the platform trusts the namespace of its targets
-        .withTenancy("default", Set.of("kollect-system", NS));
+        .tenancy("default", Set.of("kollect-system", NS)).build();
     operator = new KollectOperator(operatorClient, config);
     assertThat(operator.isReady()).as("not ready before it has started").isFalse();
     operator.start();
@@ -155,7 +158,7 @@ class OperatorIT {
     }
   }
 
-  static String deployment(String name, int replicas) {
+  public static String deployment(String name, int replicas) {
     return """
         apiVersion: apps/v1
         kind: Deployment
@@ -287,10 +290,12 @@ class OperatorIT {
     await().atMost(Duration.ofSeconds(30)).until(operator::isReady);
     InetSocketAddress probes = operator.probeAddress().orElseThrow();
     HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create(
-        "http://127.0.0.1:" + probes.getPort() + "/readyz")).build(), HttpResponse.BodyHandlers.ofString());
+        "http://127.0.0.1:" + probes.getPort() + "/readyz")).build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(ready.statusCode()).isEqualTo(200);
     HttpResponse<String> healthy = http.send(HttpRequest.newBuilder(URI.create(
-        "http://127.0.0.1:" + probes.getPort() + "/healthz")).build(), HttpResponse.BodyHandlers.ofString());
+        "http://127.0.0.1:" + probes.getPort() + "/healthz")).build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(healthy.statusCode()).isEqualTo(200);
 
     assertThat(get("/inventory", null).statusCode()).isEqualTo(401);
@@ -315,7 +320,8 @@ class OperatorIT {
     assertThat(metrics).contains("kollect_export_records_sent_total{sink=\"shop/hook\"}");
     assertThat(metrics).contains("kollect_informers ");
     assertThat(metrics).contains("kollect_target_ready{target=\"shop/shop-deployments\"} 1.0");
-    assertThat(metrics).contains("kollect_target_objects{resource=\"apps/v1/Deployment\",target=\"shop/shop-deployments\"} 2.0");
+    assertThat(metrics)
+        .contains("kollect_target_objects{resource=\"apps/v1/Deployment\",target=\"shop/shop-deployments\"} 2.0");
     assertThat(metrics).contains("kollect_leader 1.0");
     assertThat(metrics).contains("jvm_memory_used_bytes");
   }
@@ -325,7 +331,8 @@ class OperatorIT {
   void aBrokenProfileDegradesTheTargetWhileExportsContinueOnTheLastValidProfile() throws Exception {
     client.resources(KollectProfile.class).withName("deployments").edit(p -> {
       p.getSpec().resources().get(0).fields().set(0,
-          new io.kollect.operator.crd.ProfileField("replicas", "{.spec.replicas[", null, null, null));
+          new io.kollect.operator.crd.ProfileField("replicas", "{.spec.replicas[", null, null,
+              null));
       return p;
     });
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
@@ -368,7 +375,8 @@ class OperatorIT {
       assertThat(degraded.getReason()).isEqualTo("DeliveryFailing");
       // The other sink is unaffected.
       KollectSink file = client.resources(KollectSink.class).inNamespace(NS).withName("file").get();
-      assertThat(condition(file.getStatus().conditions(), "Degraded").getStatus()).isEqualTo("False");
+      assertThat(condition(file.getStatus().conditions(), "Degraded").getStatus())
+          .isEqualTo("False");
     });
     receiverDown.set(false);
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
@@ -386,7 +394,8 @@ class OperatorIT {
   void fixingTheProfileMakesTheTargetReadyAgain() {
     client.resources(KollectProfile.class).withName("deployments").edit(p -> {
       p.getSpec().resources().get(0).fields().set(0,
-          new io.kollect.operator.crd.ProfileField("replicas", "{.spec.replicas}", null, null, null));
+          new io.kollect.operator.crd.ProfileField("replicas", "{.spec.replicas}", null, null,
+              null));
       return p;
     });
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
@@ -403,7 +412,8 @@ class OperatorIT {
   void turningWriteInventoryOffRemovesTheObjectsAndOnAgainRestoresThemInFull() {
     setWriteInventory(false);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-        assertThat(client.resources(KollectInventory.class).inNamespace(NS).list().getItems()).isEmpty());
+        assertThat(client.resources(KollectInventory.class).inNamespace(NS).list().getItems())
+            .isEmpty());
     setWriteInventory(true);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
         assertThat(inventoryRecords()).extracting(r -> r.get("name").asText())
@@ -417,7 +427,8 @@ class OperatorIT {
     client.resources(KollectTarget.class).inNamespace(NS).withName("shop-deployments").delete();
     // kube-api-test runs no garbage collector: the operator's own clean-up is what removes them.
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-        assertThat(client.resources(KollectInventory.class).inNamespace(NS).list().getItems()).isEmpty());
+        assertThat(client.resources(KollectInventory.class).inNamespace(NS).list().getItems())
+            .isEmpty());
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
         assertThat(operator.status(new TargetId(NS, "shop-deployments"))).isEmpty());
   }

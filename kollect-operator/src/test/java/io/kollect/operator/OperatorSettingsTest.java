@@ -3,18 +3,17 @@ package io.kollect.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kollect.operator.http.InventoryAuth;
+import io.kollect.operator.metrics.OperatorMetrics;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** What the operator's flags set on the engine and its sinks. */
 class OperatorSettingsTest {
 
   private static OperatorConfig config() {
-    return new OperatorConfig("c", 1, Duration.ofHours(1), BindAddress.off(), BindAddress.off(),
-        LeaderElectionSettings.disabled(), Set.of(), Set.of(), InventoryAuth.disabled(),
-        Optional.empty(), "kollect-system", Optional.empty());
+    return OperatorConfig.builder().clusterName("c").workers(1).resyncPeriod(Duration.ofHours(1))
+        .inventoryAuth(InventoryAuth.disabled()).operatorNamespace("kollect-system").build();
   }
 
   @Test
@@ -26,9 +25,10 @@ class OperatorSettingsTest {
   void informersListInPagesOfFiveHundredUnlessTheFlagSaysOtherwise() {
     OperatorMetrics metrics = new OperatorMetrics();
     assertThat(KollectOperator.informerOptions(config(), metrics).listPageSize()).isEqualTo(500);
-    assertThat(KollectOperator.informerOptions(config().withListPageSize(42), metrics)
+    assertThat(KollectOperator.informerOptions(config().toBuilder().listPageSize(42).build(),
+        metrics)
         .listPageSize()).isEqualTo(42);
-    assertThatThrownBy(() -> config().withListPageSize(0))
+    assertThatThrownBy(() -> config().toBuilder().listPageSize(0).build())
         .hasMessageContaining("--list-page-size");
   }
 
@@ -37,9 +37,10 @@ class OperatorSettingsTest {
     OperatorMetrics metrics = new OperatorMetrics();
     assertThat(KollectOperator.informerOptions(config(), metrics).clusterWideThreshold())
         .isEqualTo(8);
-    assertThat(KollectOperator.informerOptions(config().withClusterWideThreshold(0), metrics)
+    assertThat(KollectOperator.informerOptions(config().toBuilder().clusterWideThreshold(0)
+        .build(), metrics)
         .clusterWideThreshold()).isZero();
-    assertThatThrownBy(() -> config().withClusterWideThreshold(-1))
+    assertThatThrownBy(() -> config().toBuilder().clusterWideThreshold(-1).build())
         .hasMessageContaining("--informer-cluster-wide-threshold");
   }
 
@@ -47,8 +48,9 @@ class OperatorSettingsTest {
   void guardsDefaultToFiveFailuresTenMinutesAndTenThousandObjects() {
     assertThat(config().guards()).isEqualTo(new GuardSettings(5, Duration.ofMinutes(10), 10_000));
     GuardSettings custom = new GuardSettings(0, Duration.ofSeconds(30), 50);
-    assertThat(config().withGuards(custom).guards()).isEqualTo(custom);
-    assertThat(config().withGuards(custom).withListPageSize(7).guards()).isEqualTo(custom);
+    assertThat(config().toBuilder().guards(custom).build().guards()).isEqualTo(custom);
+    assertThat(config().toBuilder().guards(custom).listPageSize(7).build().guards())
+        .isEqualTo(custom);
   }
 
   @Test

@@ -5,23 +5,25 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kollect.testing.TestApiServer;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
-import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
+import io.kollect.operator.checkpoint.ConfigMapCheckpointStore;
+import io.kollect.operator.cli.RunCommandIT;
+import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectTarget;
+import io.kollect.operator.http.InventoryAuth;
+import io.kollect.operator.leader.LeaderElectionSettings;
+import io.kollect.testing.TestApiServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -68,7 +70,8 @@ class ShippedRbacIT {
         }
         HasMetadata applied = admin.resource(o).createOr(NonDeletingOperation::update);
         if (applied instanceof CustomResourceDefinition crd) {
-          admin.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
+          admin.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata()
+              .getName())
               .waitUntilCondition(TestCluster::established, 30, TimeUnit.SECONDS);
         }
       }
@@ -120,30 +123,33 @@ class ShippedRbacIT {
       } catch (KubernetesClientException e) {
         assertThat(e.getCode()).isEqualTo(403);
       }
-      OperatorConfig config = new OperatorConfig("rbac", 2, Duration.ofHours(1),
-          BindAddress.off(), BindAddress.off(), new LeaderElectionSettings(true, "kollect-system",
-              "kollect-leader", "rbac-it", Duration.ofSeconds(6), Duration.ofSeconds(4),
-              Duration.ofSeconds(1)),
-          Set.of(), Set.of(), InventoryAuth.disabled(), Optional.empty(), "kollect-system",
-          Optional.empty());
+      OperatorConfig config = OperatorConfig.builder().clusterName("rbac").workers(2)
+          .resyncPeriod(Duration.ofHours(1))
+          .leaderElection(new LeaderElectionSettings(true, "kollect-system", "kollect-leader",
+              "rbac-it", Duration.ofSeconds(6), Duration.ofSeconds(4), Duration.ofSeconds(1)))
+          .inventoryAuth(InventoryAuth.disabled()).operatorNamespace("kollect-system").build();
       try (KollectOperator operator = new KollectOperator(client, config)) {
         operator.start();
         await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-          List<KollectTarget> targets = admin.resources(KollectTarget.class).inAnyNamespace().list().getItems();
+          List<KollectTarget> targets = admin.resources(KollectTarget.class).inAnyNamespace()
+              .list().getItems();
           assertThat(targets).hasSize(samples.size());
           for (KollectTarget t : targets) {
             assertThat(t.getStatus()).as(t.getMetadata().getName() + ": engine has "
-                + operator.engine().status(new io.kollect.core.TargetId(t.getMetadata().getNamespace(),
+                + operator.engine().status(new io.kollect.core.TargetId(t.getMetadata()
+                    .getNamespace(),
                     t.getMetadata().getName()))).isNotNull();
             assertThat(RunCommandIT.condition(t.getStatus().conditions(), "Ready").getStatus())
                 .as(t.getMetadata().getName() + " " + t.getStatus()).isEqualTo("True");
             assertThat(t.getStatus().skipped()).as(t.getMetadata().getName()).isNullOrEmpty();
-            assertThat(t.getStatus().objectCounts().values().stream().mapToInt(Integer::intValue).sum())
+            assertThat(t.getStatus().objectCounts().values().stream().mapToInt(Integer::intValue)
+                .sum())
                 .as(t.getMetadata().getName()).isPositive();
           }
         });
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-          assertThat(admin.resources(KollectInventory.class).inNamespace("kollect-demo").list().getItems())
+          assertThat(admin.resources(KollectInventory.class).inNamespace("kollect-demo").list()
+              .getItems())
               .hasSize(samples.size());
           assertThat(admin.configMaps().inNamespace("kollect-system")
               .withLabel(ConfigMapCheckpointStore.LABEL).list().getItems()).isNotEmpty();

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectTarget;
 import java.time.Duration;
 import java.util.Map;
@@ -100,12 +101,8 @@ class StartupApiLoadIT {
         .rateLimited(Double.parseDouble(System.getProperty("kollect.load.qps",
             String.valueOf(KubeClients.DEFAULT_QPS))),
             Integer.getInteger("kollect.load.burst", KubeClients.DEFAULT_BURST))
-        .configure(c -> c.withTenancy("default", Set.of("kollect-system", NS)))
-        .configure(c -> new OperatorConfig(c.clusterName(), 2, c.resyncPeriod(),
-            c.metricsAddress(), c.probeAddress(), c.leaderElection(), c.includeNamespaces(),
-            c.excludeNamespaces(), c.inventoryAuth(), c.checkpointDir(), c.operatorNamespace(),
-            c.stdoutRecords(), c.statusWriteInterval(), c.watchLiveness(),
-            c.defaultServiceAccount(), c.clusterWideNamespaces(), c.digestKey()));
+        .configure(c -> c.toBuilder().tenancy("default", Set.of("kollect-system", NS)).build())
+        .configure(c -> c.toBuilder().workers(2).build());
     operator.start();
     await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(250))
         .until(StartupApiLoadIT::everyStatusWritten);
@@ -175,7 +172,8 @@ class StartupApiLoadIT {
       String group = labels.getOrDefault("group", "");
       String key = labels.get("verb") + " " + (group.isEmpty() ? "" : group + "/")
           + labels.getOrDefault("resource", "")
-          + (labels.getOrDefault("subresource", "").isEmpty() ? "" : "/" + labels.get("subresource"));
+          + (labels.getOrDefault("subresource", "")
+              .isEmpty() ? "" : "/" + labels.get("subresource"));
       out.merge(key, (long) Double.parseDouble(m.group(2)), Long::sum);
     }
     return out;

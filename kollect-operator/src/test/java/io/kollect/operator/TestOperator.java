@@ -1,6 +1,8 @@
 package io.kollect.operator;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.operator.cluster.TestCluster;
+import io.kollect.operator.http.InventoryAuth;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -14,9 +16,10 @@ import java.util.function.UnaryOperator;
  * An operator for an IT: the usual test configuration (no HTTP listeners, no leader election,
  * checkpoints in ConfigMaps of {@code kollect-system}, one-hour resync) with its
  * own client, started on {@link #start}, stopped with its client on {@link #close}. A test states
- * only what it changes, e.g. {@code TestOperator.on(cluster).configure(c -> c.withTenancy(...))}.
+ * only what it changes, e.g. {@code TestOperator.on(cluster).configure(c ->
+ * c.toBuilder().tenancy(...).build())}.
  */
-final class TestOperator implements AutoCloseable {
+public final class TestOperator implements AutoCloseable {
 
   private final TestCluster cluster;
   private OperatorConfig config;
@@ -31,34 +34,33 @@ final class TestOperator implements AutoCloseable {
   }
 
   /** The test defaults: cluster {@code it}, one worker, listeners off. */
-  static TestOperator on(TestCluster cluster) {
-    return new TestOperator(cluster, new OperatorConfig("it", 1, Duration.ofHours(1),
-        BindAddress.off(), BindAddress.off(), LeaderElectionSettings.disabled(),
-        Set.of(), Set.of(), InventoryAuth.disabled(), Optional.empty(), "kollect-system",
-        Optional.empty()));
+  public static TestOperator on(TestCluster cluster) {
+    return new TestOperator(cluster, OperatorConfig.builder().clusterName("it").workers(1)
+        .resyncPeriod(Duration.ofHours(1)).inventoryAuth(InventoryAuth.disabled())
+        .operatorNamespace("kollect-system").build());
   }
 
   /** The platform trusts these namespaces' targets (tests not about the tenant boundary). */
-  TestOperator trusting(String... namespaces) {
+  public TestOperator trusting(String... namespaces) {
     Set<String> trusted = new java.util.HashSet<>(Set.of(namespaces));
     trusted.add("kollect-system");
-    return configure(c -> c.withTenancy("default", trusted));
+    return configure(c -> c.toBuilder().tenancy("default", trusted).build());
   }
 
   /** Changes the configuration before the start. */
-  TestOperator configure(UnaryOperator<OperatorConfig> change) {
+  public TestOperator configure(UnaryOperator<OperatorConfig> change) {
     config = change.apply(config);
     return this;
   }
 
   /** Records also go to {@code out} as JSON lines ({@code --stdout}). */
-  TestOperator stdout(PrintStream out) {
-    return configure(c -> c.withStdout(Optional.of(out)));
+  public TestOperator stdout(PrintStream out) {
+    return configure(c -> c.toBuilder().stdoutRecords(Optional.of(out)).build());
   }
 
   /** Checkpoints in files under {@code dir} ({@code --checkpoint-dir}). */
   TestOperator checkpointDir(Path dir) {
-    return configure(c -> c.withCheckpointDir(Optional.of(dir)));
+    return configure(c -> c.toBuilder().checkpointDir(Optional.of(dir)).build());
   }
 
   /** The operator's client is limited as {@code --kube-api-qps}/{@code --kube-api-burst} do. */
@@ -72,7 +74,7 @@ final class TestOperator implements AutoCloseable {
   }
 
   /** Builds the operator on a client of its own and starts it. */
-  TestOperator start() {
+  public TestOperator start() {
     client = newClient();
     operator = new KollectOperator(client, config);
     try {
@@ -103,12 +105,12 @@ final class TestOperator implements AutoCloseable {
     }
   }
 
-  KollectOperator operator() {
+  public KollectOperator operator() {
     return operator;
   }
 
   /** The operator's own client. */
-  KubernetesClient client() {
+  public KubernetesClient client() {
     return client;
   }
 

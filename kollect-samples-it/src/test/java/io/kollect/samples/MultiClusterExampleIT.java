@@ -5,10 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kollect.operator.BindAddress;
-import io.kollect.operator.InventoryAuth;
+import io.kollect.operator.http.BindAddress;
+import io.kollect.operator.http.InventoryAuth;
 import io.kollect.operator.KollectOperator;
-import io.kollect.operator.LeaderElectionSettings;
 import io.kollect.operator.OperatorConfig;
 import io.kollect.operator.crd.KollectCluster;
 import io.kollect.operator.crd.KollectInventory;
@@ -72,11 +71,12 @@ class MultiClusterExampleIT {
     Fixtures.installCrdDir(client, SamplePaths.repoRoot().resolve("deploy/crds"));
     Fixtures.ensureNamespace(client, "platform");
     Path checkpoints = Files.createTempDirectory("kollect-multi-cluster-it");
-    operator = new KollectOperator(client, new OperatorConfig(
-        "management", 2, Duration.ofHours(10), BindAddress.loopback(0), BindAddress.loopback(0),
-        LeaderElectionSettings.disabled(), Set.of(), Set.of(), InventoryAuth.none(),
-        Optional.of(checkpoints), "default", Optional.of(exported.printStream()))
-        .withStatusWriteInterval(Duration.ofMillis(500)));
+    operator = new KollectOperator(client, OperatorConfig.builder().clusterName("management")
+        .workers(2).resyncPeriod(Duration.ofHours(10)).metricsAddress(BindAddress.loopback(0))
+        .probeAddress(BindAddress.loopback(0)).inventoryAuth(InventoryAuth.none())
+        .checkpointDir(Optional.of(checkpoints)).operatorNamespace("default")
+        .stdoutRecords(Optional.of(exported.printStream()))
+        .statusWriteInterval(Duration.ofMillis(500)).build());
     operator.start();
     Fixtures.apply(client, Sample.readOne(EXAMPLE.resolve("profile.yaml")));
     for (JsonNode doc : Sample.readAll(List.of(EXAMPLE.resolve("clusters.yaml")))) {

@@ -6,10 +6,9 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kollect.operator.BindAddress;
-import io.kollect.operator.InventoryAuth;
+import io.kollect.operator.http.BindAddress;
+import io.kollect.operator.http.InventoryAuth;
 import io.kollect.operator.KollectOperator;
-import io.kollect.operator.LeaderElectionSettings;
 import io.kollect.operator.OperatorConfig;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
@@ -23,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,10 +30,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every sample on one real API server, run by the operator in-process exactly as {@code kollect
- * run} hosts it ({@link KollectOperator} with the shipped CRDs): all fixtures side by side in {@code
- * kollect-demo}, every profile and target applied as custom resources. The records the operator
- * exports (its {@code --stdout} sink) and the {@code KollectInventory} objects it writes must equal
- * each sample's golden file, ignoring only {@link GoldenRecords#LIVE_IGNORED}.
+ * run} hosts it ({@link KollectOperator} with the shipped CRDs): all fixtures side by side in
+ * {@code kollect-demo}, every profile and target applied as custom resources. The records the
+ * operator exports (its {@code --stdout} sink) and the {@code KollectInventory} objects it writes
+ * must equal each sample's golden file, ignoring only {@link GoldenRecords#LIVE_IGNORED}.
  */
 class SampleLiveIT {
   /** Startup: informers for seven targets listed and every target reconciled once. */
@@ -66,10 +64,11 @@ class SampleLiveIT {
       Fixtures.create(client, sample.inputs());
     }
     checkpoints = Files.createTempDirectory("kollect-live-it-checkpoints");
-    operator = new KollectOperator(client, new OperatorConfig(
-        "live-it", 2, Duration.ofHours(10), BindAddress.loopback(0), BindAddress.loopback(0),
-        LeaderElectionSettings.disabled(), Set.of(), Set.of(), InventoryAuth.none(),
-        Optional.of(checkpoints), "default", Optional.of(exported.printStream())));
+    operator = new KollectOperator(client, OperatorConfig.builder().clusterName("live-it")
+        .workers(2).resyncPeriod(Duration.ofHours(10)).metricsAddress(BindAddress.loopback(0))
+        .probeAddress(BindAddress.loopback(0)).inventoryAuth(InventoryAuth.none())
+        .checkpointDir(Optional.of(checkpoints)).operatorNamespace("default")
+        .stdoutRecords(Optional.of(exported.printStream())).build());
     operator.start();
     for (Sample sample : Sample.all()) {
       Fixtures.apply(client, sample.profile());
@@ -157,7 +156,8 @@ class SampleLiveIT {
   void liveObjectsKeepEveryValueTheFixtureStates(Sample sample) {
     for (JsonNode fixture : sample.inputs()) {
       JsonNode live = liveObject(fixture);
-      String what = fixture.path("kind").asText() + " " + fixture.path("metadata").path("name").asText();
+      String what = fixture.path("kind").asText() + " " + fixture.path("metadata").path("name")
+          .asText();
       for (String part : new String[] {"spec", "status", "data", "type"}) {
         if (fixture.has(part)) {
           assertContains(what + " " + part, fixture.get(part), live.path(part));
@@ -196,7 +196,8 @@ class SampleLiveIT {
 
   static JsonNode liveObject(JsonNode fixture) {
     GenericKubernetesResource live = client
-        .genericKubernetesResources(fixture.path("apiVersion").asText(), fixture.path("kind").asText())
+        .genericKubernetesResources(fixture.path("apiVersion").asText(), fixture.path("kind")
+            .asText())
         .inNamespace(fixture.path("metadata").path("namespace").asText())
         .withName(fixture.path("metadata").path("name").asText())
         .get();

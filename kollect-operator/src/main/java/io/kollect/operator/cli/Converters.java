@@ -1,6 +1,6 @@
 package io.kollect.operator.cli;
 
-import io.kollect.operator.BindAddress;
+import io.kollect.operator.http.BindAddress;
 import java.time.Duration;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;

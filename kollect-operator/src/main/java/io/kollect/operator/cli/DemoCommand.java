@@ -7,10 +7,9 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.kollect.operator.BindAddress;
-import io.kollect.operator.InventoryAuth;
+import io.kollect.operator.http.BindAddress;
+import io.kollect.operator.http.InventoryAuth;
 import io.kollect.operator.KollectOperator;
-import io.kollect.operator.LeaderElectionSettings;
 import io.kollect.operator.LogSetup;
 import io.kollect.operator.OperatorConfig;
 import io.kollect.operator.crd.KollectCluster;
@@ -27,7 +26,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -73,6 +71,10 @@ final class DemoCommand implements Callable<Integer> {
       description = "trace, debug, info, warn or error (default: ${DEFAULT-VALUE}).")
   String logLevel;
 
+  /**
+   * Runs the demo. Longer than the other methods on purpose: it owns the lifetime of two API
+   * servers and an operator, and their start and the {@code finally} that stops them read together.
+   */
   @Override
   public Integer call() throws Exception {
     PrintStream out = parent.out();
@@ -82,14 +84,12 @@ final class DemoCommand implements Callable<Integer> {
     Path kubeconfigFile = dir.resolve("kubeconfig").toAbsolutePath();
     Path edgeKubeconfigFile = dir.resolve("kubeconfig-" + EdgeCluster.NAME).toAbsolutePath();
     Path tokenFile = dir.resolve("inventory-token").toAbsolutePath();
-    byte[] secret = new byte[24];
-    new SecureRandom().nextBytes(secret);
-    String token = HexFormat.of().formatHex(secret);
-    Files.writeString(tokenFile, token + "\n");
+    writeRandomToken(tokenFile);
 
     Optional<Path> binaries = localBinaries();
     err.println("kollect demo: starting a local Kubernetes API server"
-        + binaries.map(b -> " (" + b.getParent().getFileName() + ")").orElse(" (downloading binaries)")
+        + binaries.map(b -> " (" + b.getParent().getFileName() + ")")
+            .orElse(" (downloading binaries)")
         + " ...");
     KubeAPIServer apiServer = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
         .withOfflineMode(binaries.isPresent())
@@ -115,11 +115,12 @@ final class DemoCommand implements Callable<Integer> {
         edge = EdgeCluster.start(dir, binaries.isPresent());
         Files.writeString(edgeKubeconfigFile, edge.adminKubeconfig());
         edge.register(setup);
-        OperatorConfig config = new OperatorConfig("demo", 2, Duration.ofHours(10),
-            inventoryAddress, BindAddress.off(), LeaderElectionSettings.disabled(), Set.of(),
-            Set.of(), InventoryAuth.tokenFile(tokenFile), Optional.empty(), "default", Optional.of(out))
+        OperatorConfig config = OperatorConfig.builder().clusterName("demo").workers(2)
+            .resyncPeriod(Duration.ofHours(10)).metricsAddress(inventoryAddress)
+            .inventoryAuth(InventoryAuth.tokenFile(tokenFile)).operatorNamespace("default")
+            .stdoutRecords(Optional.of(out))
             // Two demo clusters, a handful of targets: statuses follow changes within a second.
-            .withStatusWriteInterval(Duration.ofSeconds(1));
+            .statusWriteInterval(Duration.ofSeconds(1)).build();
         operator = new KollectOperator(client, config);
         try {
           operator.start();
@@ -127,35 +128,10 @@ final class DemoCommand implements Callable<Integer> {
           throw new BadInputException("--inventory-address: " + e.getMessage()
               + " (another program uses it; try --inventory-address 127.0.0.1:0)");
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!operator.isReady() && System.nanoTime() < deadline) {
-          Thread.sleep(200);
-        }
-        // The edge cluster's watches open once the operator has read its KollectCluster.
-        while (!connected(operator, EdgeCluster.NAME) && System.nanoTime() < deadline) {
-          Thread.sleep(200);
-        }
-        operator.engine().awaitIdle(Duration.ofSeconds(20));
-        // The first table is worth reading once every target has a status (written each second).
-        while (!everyTargetReported(client) && System.nanoTime() < deadline) {
-          Thread.sleep(200);
-        }
+        awaitSettled(operator, client);
         InetSocketAddress http = operator.metricsAddress().orElseThrow();
         printHowTo(err, kubeconfigFile, edgeKubeconfigFile, tokenFile, http);
-        String table = summary(client, config.clusterName());
-        err.print(table);
-        long end = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
-        while (System.nanoTime() < end) {
-          long wait = Math.min(TimeUnit.SECONDS.toNanos(5), end - System.nanoTime());
-          if (stop.await(Duration.ofNanos(wait))) {
-            break;
-          }
-          String now = summary(client, config.clusterName());
-          if (!now.equals(table)) {
-            table = now;
-            err.print(table);
-          }
-        }
+        printSummaryUntilStopped(client, config.clusterName(), stop, err);
         err.println("kollect demo: stopping");
         operator.close();
         operator = null;
@@ -171,6 +147,53 @@ final class DemoCommand implements Callable<Integer> {
       stop.close();
     }
     return 0;
+  }
+
+  /** A random bearer token for {@code /inventory}, written to {@code tokenFile}. */
+  private static void writeRandomToken(Path tokenFile) throws IOException {
+    byte[] secret = new byte[24];
+    new SecureRandom().nextBytes(secret);
+    Files.writeString(tokenFile, HexFormat.of().formatHex(secret) + "\n");
+  }
+
+  /**
+   * Waits (at most a minute) until the operator is ready, reads the edge cluster, is idle, and
+   * every target has a status: the first table is worth reading then.
+   */
+  private static void awaitSettled(KollectOperator operator, KubernetesClient client)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!operator.isReady() && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    // The edge cluster's watches open once the operator has read its KollectCluster.
+    while (!connected(operator, EdgeCluster.NAME) && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    operator.engine().awaitIdle(Duration.ofSeconds(20));
+    // Statuses are written each second.
+    while (!everyTargetReported(client) && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+  }
+
+  /** Prints the summary table, and again whenever it changes, until stopped or {@code --duration}. */
+  private void printSummaryUntilStopped(KubernetesClient client, String clusterName,
+      StopSignal stop, PrintStream err) throws InterruptedException {
+    String table = summary(client, clusterName);
+    err.print(table);
+    long end = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+    while (System.nanoTime() < end) {
+      long wait = Math.min(TimeUnit.SECONDS.toNanos(5), end - System.nanoTime());
+      if (stop.await(Duration.ofNanos(wait))) {
+        break;
+      }
+      String now = summary(client, clusterName);
+      if (!now.equals(table)) {
+        table = now;
+        err.print(table);
+      }
+    }
   }
 
   /** The provisioned API server binaries, if present (then no download is attempted). */
@@ -200,7 +223,8 @@ final class DemoCommand implements Callable<Integer> {
 
   private static void printHowTo(PrintStream err, Path kubeconfig, Path edgeKubeconfig,
       Path tokenFile, InetSocketAddress http) {
-    String kubectl = localBinaries().map(p -> p.resolveSibling("kubectl").toString()).orElse("kubectl");
+    String kubectl = localBinaries().map(p -> p.resolveSibling("kubectl").toString())
+        .orElse("kubectl");
     String base = "http://" + http.getHostString() + ":" + http.getPort();
     err.println();
     err.println("kollect demo is running. Records appear on standard output as JSON lines.");
@@ -236,7 +260,8 @@ final class DemoCommand implements Callable<Integer> {
   static String summary(KubernetesClient client, String localCluster) {
     List<String[]> rows = new ArrayList<>();
     rows.add(new String[] {"TARGET", "CLUSTER", "PROFILE", "READY", "OBJECTS", "LAST EXPORT"});
-    for (KollectTarget t : client.resources(KollectTarget.class).inAnyNamespace().list().getItems()) {
+    for (KollectTarget t : client.resources(KollectTarget.class).inAnyNamespace().list()
+        .getItems()) {
       var status = t.getStatus();
       // A target naming clusters shows them once its status lists them.
       String clusters = t.getSpec() != null
@@ -303,7 +328,8 @@ final class DemoCommand implements Callable<Integer> {
     StringBuilder sb = new StringBuilder();
     for (String[] row : rows) {
       for (int i = 0; i < row.length; i++) {
-        sb.append(i == row.length - 1 ? row[i] : String.format("%-" + (widths[i] + 2) + "s", row[i]));
+        sb.append(i == row.length - 1 ? row[i] : String.format("%-" + (widths[i] + 2) + "s",
+            row[i]));
       }
       sb.append('\n');
     }

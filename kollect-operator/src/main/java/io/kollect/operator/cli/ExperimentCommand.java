@@ -17,7 +17,7 @@ import io.kollect.extract.ProfileLoader;
 import io.kollect.extract.ProfileSpec;
 import io.kollect.extract.ProfileValidationException;
 import io.kollect.extract.Records;
-import io.kollect.operator.ControllerRevisionHistory;
+import io.kollect.operator.profile.ControllerRevisionHistory;
 import io.kollect.operator.KubeClients;
 import java.io.IOException;
 import java.io.PrintWriter;

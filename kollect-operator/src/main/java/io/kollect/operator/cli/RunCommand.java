@@ -1,18 +1,15 @@
 package io.kollect.operator.cli;
 
-import ch.qos.logback.classic.Level;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.kollect.core.Shard;
-import io.kollect.operator.BindAddress;
-import io.kollect.operator.ClusterSettings;
+import io.kollect.operator.http.BindAddress;
+import io.kollect.operator.cluster.ClusterSettings;
 import io.kollect.operator.DigestKeySource;
-import io.kollect.operator.InventoryAuth;
+import io.kollect.operator.http.InventoryAuth;
 import io.kollect.operator.KollectOperator;
 import io.kollect.operator.KubeClients;
-import io.kollect.operator.LeaderElectionSettings;
-import io.kollect.operator.LogSetup;
 import io.kollect.operator.GuardSettings;
 import io.kollect.operator.OperatorConfig;
 import java.io.IOException;
@@ -30,6 +27,7 @@ import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -56,7 +54,8 @@ final class RunCommand implements Callable<Integer> {
       description = "Kubeconfig to use. Default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account.")
   Path kubeconfig;
 
-  @Option(names = "--context", paramLabel = "NAME", description = "Kubeconfig context (default: current).")
+  @Option(names = "--context", paramLabel = "NAME",
+      description = "Kubeconfig context (default: current).")
   String context;
 
   @Option(names = "--cluster-name", paramLabel = "NAME", defaultValue = "default",
@@ -73,34 +72,7 @@ final class RunCommand implements Callable<Integer> {
       description = "Serve /healthz and /readyz here; 0 turns it off (default: ${DEFAULT-VALUE}).")
   BindAddress probeAddress;
 
-  @Option(names = "--leader-elect", arity = "0..1", paramLabel = "BOOL", defaultValue = "false",
-      fallbackValue = "true",
-      description = "Elect a leader on a Lease; only the leader exports and writes status (default: ${DEFAULT-VALUE}).")
-  boolean leaderElect;
-
-  @Option(names = "--leader-elect-lease-duration", paramLabel = "DURATION", defaultValue = "15s",
-      converter = Converters.GoDuration.class,
-      description = "How long standbys wait after the last renewal before taking over (default: ${DEFAULT-VALUE}).")
-  Duration leaseDuration;
-
-  @Option(names = "--leader-elect-renew-deadline", paramLabel = "DURATION", defaultValue = "10s",
-      converter = Converters.GoDuration.class,
-      description = "How long the leader tries to renew before giving up (default: ${DEFAULT-VALUE}).")
-  Duration renewDeadline;
-
-  @Option(names = "--leader-elect-retry-period", paramLabel = "DURATION", defaultValue = "2s",
-      converter = Converters.GoDuration.class,
-      description = "Wait between acquire/renew attempts (default: ${DEFAULT-VALUE}).")
-  Duration retryPeriod;
-
-  @Option(names = "--leader-elect-namespace", paramLabel = "NAMESPACE",
-      description = "Namespace of the Lease and of the checkpoint ConfigMaps "
-          + "(default: the pod's namespace in a cluster, else the kubeconfig's namespace).")
-  String leaderElectNamespace;
-
-  @Option(names = "--leader-elect-id", paramLabel = "NAME", defaultValue = "kollect-leader",
-      description = "Name of the Lease (default: ${DEFAULT-VALUE}).")
-  String leaderElectId;
+  @Mixin LeaderElectionOptions leaderElection;
 
   @Option(names = "--workers", paramLabel = "N", defaultValue = "2",
       description = "Reconcile worker threads (default: ${DEFAULT-VALUE}).")
@@ -123,7 +95,8 @@ final class RunCommand implements Callable<Integer> {
       description = "Client-side limit of API requests per second (default: ${DEFAULT-VALUE}).")
   double qps;
 
-  @Option(names = "--kube-api-burst", paramLabel = "N", defaultValue = KubeClients.DEFAULT_BURST_FLAG,
+  @Option(names = "--kube-api-burst", paramLabel = "N",
+      defaultValue = KubeClients.DEFAULT_BURST_FLAG,
       description = "Client-side burst of API requests (default: ${DEFAULT-VALUE}).")
   int burst;
 
@@ -138,13 +111,7 @@ final class RunCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   int clusterWideThreshold;
 
-  @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
-      description = "trace, debug, info, warn or error (default: ${DEFAULT-VALUE}).")
-  String logLevel;
-
-  @Option(names = "--log-format", paramLabel = "FORMAT",
-      description = "json or text (default: json in a cluster, text elsewhere).")
-  LogSetup.Format logFormat;
+  @Mixin LogOptions logging;
 
   @Option(names = "--stdout",
       description = "Also print every target's records to standard output as JSON lines.")
@@ -154,13 +121,7 @@ final class RunCommand implements Callable<Integer> {
       description = "Keep export checkpoints in files here (default: ConfigMaps in the leader-election namespace).")
   Path checkpointDir;
 
-  @Option(names = "--inventory-token-file", paramLabel = "FILE",
-      description = "Bearer token that /inventory requires (re-read on each request).")
-  Path inventoryTokenFile;
-
-  @Option(names = "--inventory-auth", paramLabel = "MODE", defaultValue = "bearer",
-      description = "bearer (default: /inventory needs --inventory-token-file, else it is off) or none (no authentication).")
-  String inventoryAuth;
+  @Mixin InventoryAuthOptions inventory;
 
   @Option(names = "--status-write-interval", paramLabel = "DURATION", defaultValue = "10s",
       converter = Converters.GoDuration.class,
@@ -174,80 +135,15 @@ final class RunCommand implements Callable<Integer> {
           + "connection goes unnoticed (default: ${DEFAULT-VALUE}).")
   Duration watchLiveness;
 
-  @Option(names = "--default-service-account", paramLabel = "NAME", defaultValue = "default",
-      description = "ServiceAccount (in the target's namespace) a KollectTarget reads as when it "
-          + "sets no spec.serviceAccountName (default: ${DEFAULT-VALUE}).")
-  String defaultServiceAccount;
+  @Mixin TenancyOptions tenancy;
 
-  @Option(names = "--cluster-wide-namespaces", paramLabel = "NS", split = ",",
-      description = "Targets in these namespaces are trusted: not checked against their "
-          + "ServiceAccount (default: the operator's own namespace).")
-  List<String> clusterWideNamespaces = List.of();
+  @Mixin DigestKeyOptions digestKey;
 
-  @Option(names = "--digest-key-secret", paramLabel = "NAME",
-      description = "Secret in the operator's namespace whose key 'key' keys the HMAC-SHA256 "
-          + "digests of Secret values (default: no digests, key names and lengths only).")
-  String digestKeySecret;
+  @Mixin GuardOptions guards;
 
-  @Option(names = "--digest-key-file", paramLabel = "FILE",
-      description = "File holding the digest key, instead of --digest-key-secret.")
-  Path digestKeyFile;
+  @Mixin ClusterOptions clusters;
 
-  @Option(names = "--circuit-breaker-failures", paramLabel = "N", defaultValue = "5",
-      description = "Consecutive failed reconciles after which a target's circuit opens and it is "
-          + "skipped for a growing cool-down; 0 turns the breaker off (default: ${DEFAULT-VALUE}).")
-  int circuitBreakerFailures;
-
-  @Option(names = "--circuit-breaker-max-cooldown", paramLabel = "DURATION", defaultValue = "10m",
-      converter = Converters.GoDuration.class,
-      description = "The longest cool-down of an open circuit (default: ${DEFAULT-VALUE}).")
-  Duration circuitBreakerMaxCooldown;
-
-  @Option(names = "--warn-objects-per-target", paramLabel = "N", defaultValue = "10000",
-      description = "Objects past which a target reports the HighCardinality warning "
-          + "(default: ${DEFAULT-VALUE}).")
-  int warnObjectsPerTarget;
-
-  @Option(names = "--cluster", paramLabel = "NAME=KUBECONFIG_FILE",
-      description = "Also read the cluster of this kubeconfig file (trusted: exec plugins are "
-          + "allowed); targets in trusted namespaces pick it with clusterRef: {name: NAME}. "
-          + "Repeatable.")
-  List<String> clusters = List.of();
-
-  @Option(names = "--cluster-secret-namespaces", paramLabel = "NS", split = ",",
-      description = "KollectClusters of any namespace may name Secrets of these namespaces "
-          + "(secretRef.namespace), e.g. argocd for Argo CD cluster Secrets (default: none; a "
-          + "KollectCluster reads Secrets of its own namespace).")
-  List<String> clusterSecretNamespaces = List.of();
-
-  @Option(names = "--allow-kubeconfig-exec",
-      description = "Kubeconfigs from Secrets may run programs (exec, auth-provider) and read "
-          + "the operator's files (tokenFile, certificate and key paths). Default: refused.")
-  boolean allowKubeconfigExec;
-
-  @Option(names = "--allow-insecure-kubeconfig-tls",
-      description = "Kubeconfigs from Secrets may turn TLS verification off "
-          + "(insecure-skip-tls-verify). Default: refused.")
-  boolean allowInsecureKubeconfigTls;
-
-  @Option(names = "--total-shards", paramLabel = "N",
-      description = "Split the objects over N shards (replicas); this one exports only the "
-          + "objects that hash to its --shard. Default: not split.")
-  Integer totalShards;
-
-  @Option(names = "--shard", paramLabel = "I",
-      description = "This replica's shard, 0 to N-1 (with --total-shards).")
-  Integer shard;
-
-  @Option(names = "--shard-from-pod-name",
-      description = "Take the shard from the ordinal of the pod name <statefulset>-<ordinal> "
-          + "($POD_NAME, else the host name), for a StatefulSet.")
-  boolean shardFromPodName;
-
-  @Option(names = "--total-shards-from-statefulset", paramLabel = "NAME",
-      description = "Take --total-shards from the spec.replicas of this StatefulSet in the "
-          + "operator's namespace, read at start.")
-  String totalShardsFromStatefulSet;
+  @Mixin ShardOptions sharding;
 
   @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.GoDuration.class,
       description = "Stop after this long (default: run until interrupted).")
@@ -255,82 +151,61 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Level level = Level.toLevel(logLevel, null);
-    if (level == null || !Set.of("trace", "debug", "info", "warn", "error").contains(logLevel.toLowerCase())) {
-      throw new BadInputException("--log-level: '" + logLevel + "' is not one of trace, debug, info, warn, error");
-    }
-    LogSetup.configure(level, logFormat == null ? LogSetup.defaultFormat() : logFormat, parent.err());
-    InventoryAuth auth = inventoryAuth();
-    ClusterSettings clusterSettings;
-    try {
-      clusterSettings = new ClusterSettings(Set.copyOf(clusterSecretNamespaces),
-          allowKubeconfigExec, allowInsecureKubeconfigTls, ClusterSettings.clusterFiles(clusters));
-      if (clusterSettings.files().containsKey(clusterName)) {
-        throw new IllegalArgumentException("--cluster: '" + clusterName + "' is the operator's "
-            + "own cluster (--cluster-name); choose another name");
-      }
-    } catch (IllegalArgumentException e) {
-      throw new BadInputException(e.getMessage());
-    }
-    DigestKeySource digestKey = digestKeySource();
-    GuardSettings guards;
-    try {
-      guards = new GuardSettings(circuitBreakerFailures, circuitBreakerMaxCooldown,
-          warnObjectsPerTarget);
-    } catch (IllegalArgumentException e) {
-      throw new BadInputException(e.getMessage());
-    }
-    ShardFlags shardFlags = new ShardFlags(totalShards, shard, shardFromPodName,
-        totalShardsFromStatefulSet);
-    try {
-      shardFlags.check();
-    } catch (IllegalArgumentException e) {
-      throw new BadInputException(e.getMessage());
-    }
+    // Everything that can be checked offline is, before connecting: bad input exits 2.
+    logging.configure(parent.err());
+    InventoryAuth auth = inventory.auth();
+    ClusterSettings clusterSettings = clusters.settings(clusterName);
+    DigestKeySource digestKeySource = digestKey.source();
+    GuardSettings guardSettings = guards.settings();
+    ShardFlags shardFlags = sharding.flags();
     if (checkpointDir != null && Files.exists(checkpointDir) && !Files.isDirectory(checkpointDir)) {
       throw new BadInputException("--checkpoint-dir: " + checkpointDir + " is not a directory");
     }
-    KubernetesClient client;
-    try {
-      client = KubeClients.create(Optional.ofNullable(kubeconfig), Optional.ofNullable(context), qps, burst);
-    } catch (IllegalArgumentException e) {
-      throw new BadInputException(e.getMessage());
-    } catch (KubernetesClientException e) {
-      throw new BadInputException("cannot configure the API client: " + e.getMessage());
-    }
+    KubernetesClient client = client();
     try (client) {
-      String ns = leaderElectNamespace != null ? leaderElectNamespace : defaultNamespace(client);
+      String ns = leaderElection.namespace() != null ? leaderElection.namespace()
+          : defaultNamespace(client);
       Shard shardOfThis;
       try {
         shardOfThis = shardFlags.resolve(podName(), name -> replicas(client, ns, name),
-            leaderElect);
+            leaderElection.enabled());
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       } catch (KubernetesClientException e) {
         parent.err().println("kollect: --total-shards-from-statefulset: cannot read StatefulSet "
-            + ns + "/" + totalShardsFromStatefulSet + ": " + e.getMessage());
+            + ns + "/" + shardFlags.totalFromStatefulSet() + ": " + e.getMessage());
         return 1;
       }
-      LeaderElectionSettings election;
       OperatorConfig config;
       try {
-        election = leaderElect
-            ? new LeaderElectionSettings(true, ns, leaderElectId, identity(), leaseDuration,
-                renewDeadline, retryPeriod)
-            : LeaderElectionSettings.disabled();
-        config = new OperatorConfig(clusterName, workers, resyncPeriod, metricsAddress,
-            probeAddress, election, Set.copyOf(namespaces), Set.copyOf(excludeNamespaces), auth,
-            Optional.ofNullable(checkpointDir), ns,
-            stdout ? Optional.of(parent.out()) : Optional.empty(),
-            statusWriteInterval, watchLiveness, defaultServiceAccount,
-            Set.copyOf(clusterWideNamespaces), digestKey, listPageSize, clusterWideThreshold)
-            .withGuards(guards)
-            .withClusters(clusterSettings)
-            .withShard(shardOfThis);
+        config = OperatorConfig.builder().clusterName(clusterName).workers(workers)
+            .resyncPeriod(resyncPeriod).metricsAddress(metricsAddress).probeAddress(probeAddress)
+            .leaderElection(leaderElection.settings(ns, identity()))
+            .includeNamespaces(Set.copyOf(namespaces))
+            .excludeNamespaces(Set.copyOf(excludeNamespaces)).inventoryAuth(auth)
+            .checkpointDir(Optional.ofNullable(checkpointDir)).operatorNamespace(ns)
+            .stdoutRecords(stdout ? Optional.of(parent.out()) : Optional.empty())
+            .statusWriteInterval(statusWriteInterval).watchLiveness(watchLiveness)
+            .tenancy(tenancy.defaultServiceAccount(), tenancy.clusterWideNamespaces())
+            .digestKey(digestKeySource).listPageSize(listPageSize)
+            .clusterWideThreshold(clusterWideThreshold).guards(guardSettings)
+            .clusters(clusterSettings).shard(shardOfThis).build();
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       }
       return runUntilStopped(client, config, duration, parent.err());
+    }
+  }
+
+  /** The API client of {@code --kubeconfig}/{@code --context}, limited as the flags say. */
+  private KubernetesClient client() {
+    try {
+      return KubeClients.create(Optional.ofNullable(kubeconfig), Optional.ofNullable(context),
+          qps, burst);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage());
+    } catch (KubernetesClientException e) {
+      throw new BadInputException("cannot configure the API client: " + e.getMessage());
     }
   }
 
@@ -372,41 +247,6 @@ final class RunCommand implements Callable<Integer> {
       stop.close();
     }
     return 0;
-  }
-
-  private DigestKeySource digestKeySource() {
-    try {
-      if (digestKeySecret != null && digestKeyFile != null) {
-        throw new IllegalArgumentException(
-            "--digest-key-secret, --digest-key-file: give at most one of them");
-      }
-      if (digestKeySecret != null) {
-        return DigestKeySource.secret(digestKeySecret);
-      }
-      return digestKeyFile == null ? DigestKeySource.none() : DigestKeySource.file(digestKeyFile);
-    } catch (IllegalArgumentException e) {
-      throw new BadInputException(e.getMessage(), e);
-    }
-  }
-
-  private InventoryAuth inventoryAuth() {
-    switch (inventoryAuth) {
-      case "none":
-        if (inventoryTokenFile != null) {
-          throw new BadInputException("--inventory-token-file cannot be combined with --inventory-auth=none");
-        }
-        return InventoryAuth.none();
-      case "bearer":
-        if (inventoryTokenFile == null) {
-          return InventoryAuth.disabled();
-        }
-        if (!Files.isReadable(inventoryTokenFile)) {
-          throw new BadInputException("--inventory-token-file: " + inventoryTokenFile + " is not readable");
-        }
-        return InventoryAuth.tokenFile(inventoryTokenFile);
-      default:
-        throw new BadInputException("--inventory-auth: '" + inventoryAuth + "' is not one of bearer, none");
-    }
   }
 
   private static String defaultNamespace(KubernetesClient client) {

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * {@code KollectProfile.status}: whether the profile compiles, and its revisions and experiment
- * (issue "Safe change"; docs/operations.md draws the lifecycle).
+ * (docs/operations.md draws the lifecycle).
  *
  * @param observedGeneration the generation the conditions describe
  * @param conditions {@code Ready} (True when valid), {@code Degraded} and {@code Stalled} (True
@@ -32,12 +32,12 @@ public record KollectProfileStatus(
     @JsonPropertyDescription("The experiment, running or recently ended.")
         ProfileExperimentStatus experiment) {
 
-  /** The status before issue 12 (no resource count). */
+  /** The status without a resource count. */
   public KollectProfileStatus(Long observedGeneration, List<Condition> conditions) {
     this(observedGeneration, conditions, null);
   }
 
-  /** The status before issue 16 (no revisions). */
+  /** The status without revisions. */
   public KollectProfileStatus(Long observedGeneration, List<Condition> conditions,
       Integer resources) {
     this(observedGeneration, conditions, resources, null, null, null, null);

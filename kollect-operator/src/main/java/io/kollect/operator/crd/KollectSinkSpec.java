@@ -19,8 +19,8 @@ import java.util.Map;
  * @param tls TLS settings of every sink type that speaks TLS (today {@code http} to an {@code
  *     https} URL)
  * @param suspend pause the sink: nothing is handed to it, and on resume only what changed
- *     meanwhile (issue "Safe change")
- * @param kafka settings of a {@code kafka} sink (issue 15)
+ *     meanwhile
+ * @param kafka settings of a {@code kafka} sink
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record KollectSinkSpec(
@@ -39,19 +39,19 @@ public record KollectSinkSpec(
     @JsonPropertyDescription("Settings of a kafka sink (records into a compacted topic, key = "
         + "object identity, tombstones for deletes).") Kafka kafka) {
 
-  /** The spec before issue 15 (no kafka block). */
+  /** The spec without a kafka block. */
   public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval,
       Tls tls, Boolean suspend) {
     this(type, file, http, batch, heartbeatInterval, tls, suspend, null);
   }
 
-  /** The spec before issue 16 (never suspended). */
+  /** The spec of a sink that is never suspended. */
   public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval,
       Tls tls) {
     this(type, file, http, batch, heartbeatInterval, tls, null);
   }
 
-  /** The spec before issue 12 (no TLS block). */
+  /** The spec without a TLS block. */
   public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval) {
     this(type, file, http, batch, heartbeatInterval, null);
   }
@@ -95,7 +95,8 @@ public record KollectSinkSpec(
       @JsonPropertyDescription("Key in the Secret (default ca.crt).") String key) {}
 
   /**
-   * A {@code kubernetes.io/tls} Secret in the sink's namespace (keys {@code tls.crt}, {@code tls.key}).
+   * A {@code kubernetes.io/tls} Secret in the sink's namespace (keys {@code tls.crt}, {@code
+   * tls.key}).
    *
    * @param name Secret name
    */

@@ -19,7 +19,7 @@ public record KollectSinkStatus(
     List<Condition> conditions,
     @JsonPropertyDescription("How many KollectTargets send to this sink.") Integer targets) {
 
-  /** The status before issue 12 (no target count). */
+  /** The status without a target count. */
   public KollectSinkStatus(Long observedGeneration, List<Condition> conditions) {
     this(observedGeneration, conditions, null);
   }

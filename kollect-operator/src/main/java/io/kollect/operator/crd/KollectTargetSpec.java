@@ -77,13 +77,16 @@ public record KollectTargetSpec(
           + "shard): the first in key order (group/kind/namespace/name).")
           Integer maxObjects) {}
 
-  /** The spec before issues 14 and 16 (no clusters, never suspended, no limits). */
+  /**
+   * The spec without other clusters, suspend or limits (read by the local cluster, never
+   * suspended).
+   */
   public KollectTargetSpec(String profileRef, TargetScopeSpec scope, List<String> sinkRefs,
       Boolean writeInventory, String serviceAccountName) {
     this(profileRef, scope, sinkRefs, writeInventory, serviceAccountName, null, null, null, null);
   }
 
-  /** The spec before issue 12 (no ServiceAccount: the operator's default). */
+  /** The spec without a ServiceAccount (the operator's default). */
   public KollectTargetSpec(String profileRef, TargetScopeSpec scope, List<String> sinkRefs,
       Boolean writeInventory) {
     this(profileRef, scope, sinkRefs, writeInventory, null);

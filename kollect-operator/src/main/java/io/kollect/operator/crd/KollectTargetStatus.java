@@ -61,7 +61,7 @@ public record KollectTargetStatus(
         + "generation.")
         List<ShardEntry> shards) {
 
-  /** The status before issue 15's per-shard entries. */
+  /** The status without per-shard entries (unsharded). */
   public KollectTargetStatus(Long observedGeneration, List<Condition> conditions,
       Map<String, Integer> objectCounts, List<SkippedEntry> skipped, String lastExportTime,
       Integer objects, InventoryStatus inventory, List<SinkStatus> sinks,
@@ -70,7 +70,7 @@ public record KollectTargetStatus(
         sinks, clusters, lastHandledReconcileAt, null);
   }
 
-  /** The status before issue 16 (no forced reconcile handled). */
+  /** The status without a forced reconcile handled. */
   public KollectTargetStatus(Long observedGeneration, List<Condition> conditions,
       Map<String, Integer> objectCounts, List<SkippedEntry> skipped, String lastExportTime,
       Integer objects, InventoryStatus inventory, List<SinkStatus> sinks,
@@ -120,7 +120,7 @@ public record KollectTargetStatus(
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record ClusterEntry(String name, Boolean ready, Integer objects, String message) {}
 
-  /** The status before issue 14 (one cluster). */
+  /** The status of a target that reads one cluster. */
   public KollectTargetStatus(Long observedGeneration, List<Condition> conditions,
       Map<String, Integer> objectCounts, List<SkippedEntry> skipped, String lastExportTime,
       Integer objects, InventoryStatus inventory, List<SinkStatus> sinks) {
@@ -128,7 +128,7 @@ public record KollectTargetStatus(
         sinks, null);
   }
 
-  /** The status before issue 12 (no totals, no inventory block, no per-sink deliveries). */
+  /** The status without totals, inventory block or per-sink deliveries. */
   public KollectTargetStatus(Long observedGeneration, List<Condition> conditions,
       Map<String, Integer> objectCounts, List<SkippedEntry> skipped, String lastExportTime) {
     this(observedGeneration, conditions, objectCounts, skipped, lastExportTime, null, null, null,

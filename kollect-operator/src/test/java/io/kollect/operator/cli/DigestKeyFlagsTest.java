@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Issue 12 item 4: the digest key flags are checked before anything runs, in one line. */
+/** The Secret digest key flags are checked before anything runs, in one line. */
 class DigestKeyFlagsTest {
 
   @TempDir Path dir;
@@ -45,7 +45,8 @@ class DigestKeyFlagsTest {
     CliRun extract = CliRun.of("extract", "--profile", profile.toString(), "--input",
         input.toString(), "--digest-key-file", key.toString());
     assertThat(extract.exitCode()).isEqualTo(2);
-    assertThat(extract.err()).contains("at least 16 bytes long, got 11").doesNotContain("tiny-secret");
+    assertThat(extract.err()).contains("at least 16 bytes long, got 11")
+        .doesNotContain("tiny-secret");
   }
 
   @Test

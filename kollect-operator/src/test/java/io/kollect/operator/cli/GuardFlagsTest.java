@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Issue 16: the guards' flags are checked before anything runs, in one line, exit 2. */
+/** The guards' flags are checked before anything runs, in one line, exit 2. */
 class GuardFlagsTest {
 
   @TempDir Path dir;

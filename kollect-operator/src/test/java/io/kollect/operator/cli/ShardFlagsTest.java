@@ -11,7 +11,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Issue 15: the sharding flags of {@code kollect run} make a {@link Shard}, or exit 2 naming the flag. */
+/** The sharding flags of {@code kollect run} make a {@link Shard}, or exit 2 naming the flag. */
 class ShardFlagsTest {
 
   @TempDir Path dir;

@@ -1,0 +1,9 @@
+/**
+ * KollectProfiles and their lifecycle: every profile event goes through the engine's
+ * {@code ProfileExperiments} ({@link io.kollect.operator.profile.ProfileLifecycle}) with revisions
+ * kept as ControllerRevisions ({@link io.kollect.operator.profile.ControllerRevisionHistory}), the
+ * lifecycle state read from and written to the profile's status ({@link
+ * io.kollect.operator.profile.ProfileStates}), and experiments declared on the profile for GitOps
+ * ({@link io.kollect.operator.profile.DeclaredExperiment}).
+ */
+package io.kollect.operator.profile;

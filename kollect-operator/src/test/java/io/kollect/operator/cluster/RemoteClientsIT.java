@@ -1,0 +1,93 @@
+package io.kollect.operator.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kollect.operator.KubeClients;
+import io.kollect.testing.TestApiServer;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Many clusters stay cheap: clients built by {@link RemoteClients} share one Vert.x
+ * instance, one callback executor and one JSON mapper, so each added cluster connection (here:
+ * a client with informers on 2 types, as a cluster read by targets of 2 types) adds at most 2
+ * threads, where a default-built fabric8 client adds a stack of its own. Both are measured on the
+ * same real API server under different client identities; the figures are printed for
+ * docs/benchmarks.md.
+ */
+class RemoteClientsIT {
+
+  private static final int CLIENTS = 10;
+  private static TestApiServer server;
+
+  @BeforeAll
+  static void start() {
+    server = TestApiServer.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  /** Threads added per client with 2 synced informers, over {@link #CLIENTS} clients. */
+  private static double threadsPerClient(Function<Config,
+      KubernetesClient> build) throws Exception {
+    var threads = ManagementFactory.getThreadMXBean();
+    List<KubernetesClient> clients = new ArrayList<>();
+    List<SharedIndexInformer<?>> informers = new ArrayList<>();
+    // One client first, so the shared stack itself (event loops, executor) is in the baseline.
+    KubernetesClient first = build.apply(server.adminConfig());
+    clients.add(first);
+    informers.add(first.configMaps().inAnyNamespace().inform());
+    informers.add(first.secrets().inAnyNamespace().inform());
+    waitSynced(informers);
+    int before = threads.getThreadCount();
+    try {
+      for (int i = 0; i < CLIENTS; i++) {
+        KubernetesClient c = build.apply(server.adminConfig());
+        clients.add(c);
+        informers.add(c.configMaps().inAnyNamespace().inform());
+        informers.add(c.secrets().inAnyNamespace().inform());
+      }
+      waitSynced(informers);
+      return (threads.getThreadCount() - before) / (double) CLIENTS;
+    } finally {
+      informers.forEach(SharedIndexInformer::close);
+      clients.forEach(KubernetesClient::close);
+    }
+  }
+
+  private static void waitSynced(List<SharedIndexInformer<?>> informers) throws Exception {
+    for (SharedIndexInformer<?> informer : informers) {
+      informer.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void eachAddedClusterConnectionCostsAtMostTwoThreadsOnTheSharedStack() throws Exception {
+    double shared;
+    try (RemoteClients remote = new RemoteClients(KubeClients.DEFAULT_QPS,
+        KubeClients.DEFAULT_BURST)) {
+      shared = threadsPerClient(remote::client);
+    }
+    double separate = threadsPerClient(c -> new KubernetesClientBuilder().withConfig(c).build());
+    System.out.printf("threads per added client with 2 informers: shared stack %.1f, "
+        + "default fabric8 client %.1f%n", shared, separate);
+    assertThat(shared).isLessThanOrEqualTo(2.0);
+    assertThat(shared).as("the shared stack is cheaper than a stack per client")
+        .isLessThan(separate);
+  }
+}

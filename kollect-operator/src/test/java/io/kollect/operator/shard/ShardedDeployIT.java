@@ -1,0 +1,105 @@
+package io.kollect.operator.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.kollect.operator.DeployManifestsIT;
+import io.kollect.operator.cluster.TestCluster;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The {@code deploy/sharded/} overlay renders with kubectl and is accepted. */
+class ShardedDeployIT {
+
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static TestCluster cluster;
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = TestCluster.start();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static Path overlay() {
+    return DeployManifestsIT.deployDir().resolve("sharded");
+  }
+
+  @Test
+  void everyFileOfTheOverlayIsPartOfItsKustomization() throws Exception {
+    JsonNode k = YAML.readTree(overlay().resolve("kustomization.yaml").toFile());
+    Set<Path> listed = new HashSet<>();
+    for (String field : new String[] {"bases", "resources", "patchesStrategicMerge"}) {
+      k.path(field).forEach(e -> listed.add(overlay().resolve(e.asText()).normalize()));
+    }
+    try (Stream<Path> all = Files.list(overlay())) {
+      List<Path> files = all.filter(f -> !f.getFileName().toString().equals("kustomization.yaml"))
+          .toList();
+      assertThat(listed).containsAll(files);
+    }
+  }
+
+  @Test
+  void theOverlayRunsAStatefulSetWhosePodsTakeTheirShardFromTheirNameAndIsAccepted()
+      throws Exception {
+    Path kubectl;
+    try (Stream<Path> dirs = Files.list(Path.of(System.getProperty("user.home"), ".kubeapitest",
+        "k8s"))) {
+      kubectl = dirs.map(d -> d.resolve("kubectl")).filter(Files::isExecutable).findFirst()
+          .orElse(null);
+    }
+    assertThat(kubectl).as("kubectl next to the API server binaries").isNotNull();
+    Process p = new ProcessBuilder(kubectl.toString(), "kustomize", overlay().toString())
+        .redirectErrorStream(true).start();
+    String rendered = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(rendered).isZero();
+    List<HasMetadata> objects = cluster.client().load(new java.io.ByteArrayInputStream(
+        rendered.getBytes(StandardCharsets.UTF_8))).items();
+
+    assertThat(objects).noneMatch(Deployment.class::isInstance);
+    assertThat(objects).extracting(HasMetadata::getKind).contains("CustomResourceDefinition",
+        "Namespace", "ServiceAccount", "ClusterRole", "Role", "RoleBinding", "StatefulSet");
+    StatefulSet set = objects.stream().filter(StatefulSet.class::isInstance)
+        .map(StatefulSet.class::cast).findFirst().orElseThrow();
+    Container c = set.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getImage()).isEqualTo("kollect:0.1.0-SNAPSHOT");
+    assertThat(c.getArgs()).contains("--shard-from-pod-name", "--leader-elect",
+        "--total-shards=" + set.getSpec().getReplicas());
+    EnvVar pod = c.getEnv().stream().filter(e -> e.getName().equals("POD_NAME")).findFirst()
+        .orElseThrow();
+    assertThat(pod.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.name");
+    assertThat(objects).anyMatch(o -> o.getKind().equals("Service")
+        && o.getMetadata().getName().equals(set.getSpec().getServiceName()));
+
+    for (HasMetadata o : objects) {
+      if (o instanceof Namespace ns) {
+        cluster.client().resource(ns).serverSideApply();
+      }
+    }
+    for (HasMetadata o : objects) {
+      cluster.client().resource(o).dryRun().fieldManager("kollect-deploy-it").forceConflicts()
+          .serverSideApply();
+    }
+  }
+}
