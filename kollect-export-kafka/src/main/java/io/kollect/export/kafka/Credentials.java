@@ -1,9 +1,6 @@
 package io.kollect.export.kafka;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
+import io.kollect.export.SecretFingerprint;
 import java.util.function.Supplier;
 
 /**
@@ -13,7 +10,7 @@ import java.util.function.Supplier;
  * password).
  */
 record Credentials(String caPem, String clientCertPem, String clientKeyPem, String username,
-    String password, byte[] fingerprint) {
+    String password, SecretFingerprint fingerprint) {
 
   static final String CA = "tls.caPem";
   static final String CLIENT_CERT = "tls.clientCertPem";
@@ -38,7 +35,7 @@ record Credentials(String caPem, String clientCertPem, String clientKeyPem, Stri
     String username = sasl == null ? null : ask(sasl.username(), USERNAME).strip();
     String password = sasl == null ? null : ask(sasl.password(), PASSWORD);
     return new Credentials(ca, cert, key, username, password,
-        fingerprint(ca, cert, key, username, password));
+        SecretFingerprint.of(ca, cert, key, username, password));
   }
 
   private static String ask(Supplier<String> supplier, String field) throws Unavailable {
@@ -58,26 +55,10 @@ record Credentials(String caPem, String clientCertPem, String clientKeyPem, Stri
     return value;
   }
 
-  /** SHA-256 over the length-prefixed values: equal exactly when every value is. */
-  private static byte[] fingerprint(String... values) {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      for (String v : values) {
-        byte[] bytes = v == null ? new byte[0] : v.getBytes(StandardCharsets.UTF_8);
-        digest.update(Integer.toString(v == null ? -1 : bytes.length).getBytes(
-            StandardCharsets.US_ASCII));
-        digest.update((byte) ':');
-        digest.update(bytes);
-      }
-      return digest.digest();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is a required JDK algorithm", e);
-    }
-  }
 
   /** Whether {@code other} holds the same values. */
   boolean sameAs(Credentials other) {
-    return other != null && Arrays.equals(fingerprint, other.fingerprint);
+    return other != null && fingerprint.equals(other.fingerprint);
   }
 
   @Override
@@ -87,7 +68,7 @@ record Credentials(String caPem, String clientCertPem, String clientKeyPem, Stri
 
   @Override
   public int hashCode() {
-    return Arrays.hashCode(fingerprint);
+    return fingerprint.hashCode();
   }
 
   @Override

@@ -1,11 +1,11 @@
 package io.kollect.export.otlp;
 
+import io.kollect.export.SecretFingerprint;
 import io.kollect.export.TlsConfig;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  * #toString()} is redacted: they hold a private key and API keys).
  */
 record SuppliedMaterial(String caPem, String clientCertPem, String clientKeyPem,
-    Map<String, String> headers, byte[] fingerprint) {
+    Map<String, String> headers, SecretFingerprint fingerprint) {
 
   /** A part that could not be read, named by its field, never by its value. */
   static final class Unavailable extends Exception {
@@ -35,15 +35,13 @@ record SuppliedMaterial(String caPem, String clientCertPem, String clientKeyPem,
     for (Map.Entry<String, Supplier<String>> h : new TreeMap<>(config.headers()).entrySet()) {
       headers.put(h.getKey(), ask(h.getValue(), "headers." + h.getKey()).strip());
     }
-    MessageDigest digest = sha256();
-    for (String v : new String[] {ca, cert, key}) {
-      update(digest, v);
-    }
+    // the same values in the same order as before: a missing PEM (null) is not an empty one
+    List<String> values = new ArrayList<>(Arrays.asList(ca, cert, key));
     headers.forEach((k, v) -> {
-      update(digest, k);
-      update(digest, v);
+      values.add(k);
+      values.add(v);
     });
-    return new SuppliedMaterial(ca, cert, key, Map.copyOf(headers), digest.digest());
+    return new SuppliedMaterial(ca, cert, key, Map.copyOf(headers), SecretFingerprint.of(values));
   }
 
   private static String ask(Supplier<String> supplier, String field) throws Unavailable {
@@ -63,26 +61,11 @@ record SuppliedMaterial(String caPem, String clientCertPem, String clientKeyPem,
     return value;
   }
 
-  /** Length-prefixed, so two different value lists never give the same bytes. */
-  private static void update(MessageDigest digest, String v) {
-    byte[] bytes = v == null ? new byte[0] : v.getBytes(StandardCharsets.UTF_8);
-    digest.update(Integer.toString(v == null ? -1 : bytes.length).getBytes(
-        StandardCharsets.US_ASCII));
-    digest.update((byte) ':');
-    digest.update(bytes);
-  }
 
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is a required JDK algorithm", e);
-    }
-  }
 
   /** Whether {@code other} holds the same values. */
   boolean sameAs(SuppliedMaterial other) {
-    return other != null && Arrays.equals(fingerprint, other.fingerprint);
+    return other != null && fingerprint.equals(other.fingerprint);
   }
 
   @Override
@@ -92,7 +75,7 @@ record SuppliedMaterial(String caPem, String clientCertPem, String clientKeyPem,
 
   @Override
   public int hashCode() {
-    return Arrays.hashCode(fingerprint);
+    return fingerprint.hashCode();
   }
 
   @Override

@@ -1,9 +1,6 @@
 package io.kollect.export.postgres;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
+import io.kollect.export.SecretFingerprint;
 import java.util.function.Supplier;
 
 /**
@@ -12,7 +9,7 @@ import java.util.function.Supplier;
  * logged or printed ({@link #toString()} is redacted: it holds a password and a private key).
  */
 record Credentials(String username, String password, String caPem, String clientCertPem,
-    String clientKeyPem, byte[] fingerprint) {
+    String clientKeyPem, SecretFingerprint fingerprint) {
 
   /** A part of the credentials that could not be read, named by its field. */
   static final class Unavailable extends Exception {
@@ -30,7 +27,7 @@ record Credentials(String username, String password, String caPem, String client
     String cert = tls == null ? null : ask(tls.clientCertPem(), "tls.clientCertPem", false);
     String key = tls == null ? null : ask(tls.clientKeyPem(), "tls.clientKeyPem", false);
     return new Credentials(username, password, ca, cert, key,
-        fingerprint(username, password, ca, cert, key));
+        SecretFingerprint.of(username, password, ca, cert, key));
   }
 
   private static String ask(Supplier<String> supplier, String field, boolean mayBeBlank)
@@ -51,26 +48,10 @@ record Credentials(String username, String password, String caPem, String client
     return value;
   }
 
-  /** SHA-256 over the length-prefixed values: equal exactly when every value is. */
-  private static byte[] fingerprint(String... values) {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      for (String v : values) {
-        byte[] bytes = v == null ? new byte[0] : v.getBytes(StandardCharsets.UTF_8);
-        digest.update(Integer.toString(v == null ? -1 : bytes.length)
-            .getBytes(StandardCharsets.US_ASCII));
-        digest.update((byte) ':');
-        digest.update(bytes);
-      }
-      return digest.digest();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is a required JDK algorithm", e);
-    }
-  }
 
   /** Whether {@code other} holds the same values. */
   boolean sameAs(Credentials other) {
-    return other != null && Arrays.equals(fingerprint, other.fingerprint);
+    return other != null && fingerprint.equals(other.fingerprint);
   }
 
   @Override
@@ -80,7 +61,7 @@ record Credentials(String username, String password, String caPem, String client
 
   @Override
   public int hashCode() {
-    return Arrays.hashCode(fingerprint);
+    return fingerprint.hashCode();
   }
 
   @Override
