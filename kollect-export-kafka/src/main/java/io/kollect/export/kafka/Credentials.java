@@ -1,6 +1,7 @@
 package io.kollect.export.kafka;
 
 import io.kollect.export.SecretFingerprint;
+import io.kollect.export.SuppliedSecret;
 import java.util.function.Supplier;
 
 /**
@@ -18,15 +19,9 @@ record Credentials(String caPem, String clientCertPem, String clientKeyPem, Stri
   static final String USERNAME = "sasl.username";
   static final String PASSWORD = "sasl.password";
 
-  /** A part of the credentials that could not be read, named by its field. */
-  static final class Unavailable extends Exception {
-    Unavailable(String message) {
-      super(message, null, false, false);
-    }
-  }
 
   /** Asks every supplier of {@code config} once. */
-  static Credentials read(KafkaSinkConfig config) throws Unavailable {
+  static Credentials read(KafkaSinkConfig config) throws SuppliedSecret.UnavailableException {
     KafkaSinkConfig.Tls tls = config.tls();
     KafkaSinkConfig.Sasl sasl = config.sasl();
     String ca = tls == null ? null : ask(tls.caPem(), CA);
@@ -38,21 +33,9 @@ record Credentials(String caPem, String clientCertPem, String clientKeyPem, Stri
         SecretFingerprint.of(ca, cert, key, username, password));
   }
 
-  private static String ask(Supplier<String> supplier, String field) throws Unavailable {
-    if (supplier == null) {
-      return null;
-    }
-    String value;
-    try {
-      value = supplier.get();
-    } catch (RuntimeException e) {
-      // the exception's message could quote where the value came from, or the value: keep its type
-      throw new Unavailable("cannot read " + field + " (" + e.getClass().getSimpleName() + ")");
-    }
-    if (value == null || (!field.equals(PASSWORD) && value.isBlank())) {
-      throw new Unavailable(field + " is missing (empty)");
-    }
-    return value;
+  private static String ask(Supplier<String> supplier, String field)
+      throws SuppliedSecret.UnavailableException {
+    return SuppliedSecret.read(supplier, field, field.equals(PASSWORD));
   }
 
 

@@ -5,6 +5,7 @@ import io.kollect.export.Rejection;
 import io.kollect.export.Sink;
 import io.kollect.export.SinkException;
 import io.kollect.export.SinkOptions;
+import io.kollect.export.SuppliedSecret;
 import io.kollect.extract.Op;
 import io.kollect.extract.Record;
 import io.kollect.extract.Records;
@@ -227,7 +228,7 @@ public final class KafkaSink implements Sink {
     Credentials current;
     try {
       current = credentials();
-    } catch (Credentials.Unavailable e) {
+    } catch (SuppliedSecret.UnavailableException e) {
       return new TopicCheck(TopicCheck.Status.ERROR, "TopicCheckFailed", "cannot check topic "
           + topic + " on " + brokers + ": " + e.getMessage());
     }
@@ -336,7 +337,7 @@ public final class KafkaSink implements Sink {
     }
     try {
       credentials();
-    } catch (Credentials.Unavailable e) {
+    } catch (SuppliedSecret.UnavailableException e) {
       // the records wait (coalesced) until the supplier answers again, e.g. a Secret is restored
       throw SinkException.retryable("kafka " + brokers + ": " + e.getMessage(), null);
     }
@@ -375,7 +376,7 @@ public final class KafkaSink implements Sink {
    * passed since the last answer (a failure is not remembered: the next write asks again, at the
    * exporter's retry pace).
    */
-  private Credentials credentials() throws Credentials.Unavailable {
+  private Credentials credentials() throws SuppliedSecret.UnavailableException {
     synchronized (credentialsLock) {
       long now = System.nanoTime();
       Credentials last = credentials;

@@ -3,6 +3,7 @@ package io.kollect.export.kafka;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.OutputStream;
+import java.net.BindException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,7 +59,7 @@ public final class KafkaBroker implements AutoCloseable {
 
   /** Starts a broker; {@code extra} are further broker settings. */
   public static KafkaBroker launch(Map<String, String> extra) throws Exception {
-    return launch(new KafkaBroker(extra, null, Map.of(), List.of()));
+    return launch(() -> new KafkaBroker(extra, null, Map.of(), List.of()));
   }
 
   /**
@@ -66,7 +67,7 @@ public final class KafkaBroker implements AutoCloseable {
    * #secureBootstrapServers()}) that accepts SCRAM-SHA-512 {@code user}/{@code password}.
    */
   public static KafkaBroker launchWithScram(String user, String password) throws Exception {
-    return launch(new KafkaBroker(Map.of(), "SASL_PLAINTEXT", Map.of(
+    return launch(() -> new KafkaBroker(Map.of(), "SASL_PLAINTEXT", Map.of(
         "sasl.enabled.mechanisms", "SCRAM-SHA-512",
         "listener.name.secure.scram-sha-512.sasl.jaas.config",
         "org.apache.kafka.common.security.scram.ScramLoginModule required;"),
@@ -80,7 +81,7 @@ public final class KafkaBroker implements AutoCloseable {
    */
   public static KafkaBroker launchWithTls(String serverCertPem, String serverKeyPem, String clientCaPem)
       throws Exception {
-    return launch(new KafkaBroker(Map.of(), "SSL",
+    return launch(() -> new KafkaBroker(Map.of(), "SSL",
         tlsSettings(serverCertPem, serverKeyPem, clientCaPem), List.of()));
   }
 
@@ -110,10 +111,39 @@ public final class KafkaBroker implements AutoCloseable {
         "listener.name.secure.ssl.client.auth", "required");
   }
 
-  private static KafkaBroker launch(KafkaBroker broker) throws Exception {
-    broker.format();
-    broker.start();
-    return broker;
+  /** A broker not started yet, on ports free when it was made. */
+  @FunctionalInterface
+  private interface Unstarted {
+    KafkaBroker make() throws IOException;
+  }
+
+  /**
+   * Formats and starts a broker. Its ports were free when they were chosen, but another test JVM
+   * (ITs run in several at once) can bind one before the broker does: then that broker is closed
+   * and a new one, on new ports, is started instead.
+   */
+  private static KafkaBroker launch(Unstarted unstarted) throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      KafkaBroker broker = unstarted.make();
+      try {
+        broker.format();
+        broker.start();
+        return broker;
+      } catch (RuntimeException e) {
+        boolean portTaken = false;
+        for (Throwable c = e; c != null; c = c.getCause()) {
+          portTaken |= c instanceof BindException;
+        }
+        try {
+          broker.close();
+        } catch (RuntimeException | IOException closing) {
+          e.addSuppressed(closing);
+        }
+        if (!portTaken || attempt == 5) {
+          throw e;
+        }
+      }
+    }
   }
 
   public static KafkaBroker launch() throws Exception {

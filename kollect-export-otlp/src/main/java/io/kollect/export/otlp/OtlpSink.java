@@ -2,6 +2,7 @@ package io.kollect.export.otlp;
 
 import io.kollect.export.Sink;
 import io.kollect.export.SinkException;
+import io.kollect.export.SuppliedSecret;
 import io.kollect.extract.GroupVersionKind;
 import io.kollect.extract.Record;
 import io.opentelemetry.exporter.otlp.http.logs.OtlpHttpLogRecordExporter;
@@ -158,7 +159,7 @@ public final class OtlpSink implements Sink {
     }
     try {
       material();
-    } catch (SuppliedMaterial.Unavailable e) {
+    } catch (SuppliedSecret.UnavailableException e) {
       // the records wait (coalesced) until the supplier answers again, e.g. a Secret is restored
       throw SinkException.retryable("otlp " + config.endpoint() + ": " + e.getMessage(), null);
     }
@@ -188,7 +189,7 @@ public final class OtlpSink implements Sink {
   }
 
   /** The suppliers' answer, asked again once the check interval has passed. */
-  private SuppliedMaterial material() throws SuppliedMaterial.Unavailable {
+  private SuppliedMaterial material() throws SuppliedSecret.UnavailableException {
     synchronized (materialLock) {
       long now = System.nanoTime();
       SuppliedMaterial last = material;

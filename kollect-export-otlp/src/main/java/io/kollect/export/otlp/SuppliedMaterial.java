@@ -1,6 +1,7 @@
 package io.kollect.export.otlp;
 
 import io.kollect.export.SecretFingerprint;
+import io.kollect.export.SuppliedSecret;
 import io.kollect.export.TlsConfig;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,15 +19,9 @@ import java.util.function.Supplier;
 record SuppliedMaterial(String caPem, String clientCertPem, String clientKeyPem,
     Map<String, String> headers, SecretFingerprint fingerprint) {
 
-  /** A part that could not be read, named by its field, never by its value. */
-  static final class Unavailable extends Exception {
-    Unavailable(String message) {
-      super(message, null, false, false);
-    }
-  }
 
   /** Asks every supplier of {@code config} once. */
-  static SuppliedMaterial read(OtlpSinkConfig config) throws Unavailable {
+  static SuppliedMaterial read(OtlpSinkConfig config) throws SuppliedSecret.UnavailableException {
     TlsConfig tls = config.tls();
     String ca = tls == null ? null : ask(tls.caPem(), "tls.caPem");
     String cert = tls == null ? null : ask(tls.clientCertPem(), "tls.clientCertPem");
@@ -44,21 +39,9 @@ record SuppliedMaterial(String caPem, String clientCertPem, String clientKeyPem,
     return new SuppliedMaterial(ca, cert, key, Map.copyOf(headers), SecretFingerprint.of(values));
   }
 
-  private static String ask(Supplier<String> supplier, String field) throws Unavailable {
-    if (supplier == null) {
-      return null;
-    }
-    String value;
-    try {
-      value = supplier.get();
-    } catch (RuntimeException e) {
-      // the message could quote the value or where it came from: keep the type only
-      throw new Unavailable("cannot read " + field + " (" + e.getClass().getSimpleName() + ")");
-    }
-    if (value == null || value.isBlank()) {
-      throw new Unavailable(field + " is missing (empty)");
-    }
-    return value;
+  private static String ask(Supplier<String> supplier, String field)
+      throws SuppliedSecret.UnavailableException {
+    return SuppliedSecret.read(supplier, field, false);
   }
 
 

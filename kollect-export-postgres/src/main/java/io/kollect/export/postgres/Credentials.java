@@ -1,6 +1,7 @@
 package io.kollect.export.postgres;
 
 import io.kollect.export.SecretFingerprint;
+import io.kollect.export.SuppliedSecret;
 import java.util.function.Supplier;
 
 /**
@@ -11,15 +12,9 @@ import java.util.function.Supplier;
 record Credentials(String username, String password, String caPem, String clientCertPem,
     String clientKeyPem, SecretFingerprint fingerprint) {
 
-  /** A part of the credentials that could not be read, named by its field. */
-  static final class Unavailable extends Exception {
-    Unavailable(String message) {
-      super(message, null, false, false);
-    }
-  }
 
   /** Asks every supplier of {@code config} once. */
-  static Credentials read(PostgresSinkConfig config) throws Unavailable {
+  static Credentials read(PostgresSinkConfig config) throws SuppliedSecret.UnavailableException {
     String username = ask(config.username(), "username", false).strip();
     String password = ask(config.password(), "password", true);
     PostgresSinkConfig.Tls tls = config.tls();
@@ -31,21 +26,8 @@ record Credentials(String username, String password, String caPem, String client
   }
 
   private static String ask(Supplier<String> supplier, String field, boolean mayBeBlank)
-      throws Unavailable {
-    if (supplier == null) {
-      return null;
-    }
-    String value;
-    try {
-      value = supplier.get();
-    } catch (RuntimeException e) {
-      // the exception's message could quote the value or where it came from: keep its type only
-      throw new Unavailable("cannot read " + field + " (" + e.getClass().getSimpleName() + ")");
-    }
-    if (value == null || (!mayBeBlank && value.isBlank())) {
-      throw new Unavailable(field + " is missing (empty)");
-    }
-    return value;
+      throws SuppliedSecret.UnavailableException {
+    return SuppliedSecret.read(supplier, field, mayBeBlank);
   }
 
 

@@ -7,6 +7,7 @@ import io.kollect.export.Rejection;
 import io.kollect.export.Sink;
 import io.kollect.export.SinkException;
 import io.kollect.export.SinkOptions;
+import io.kollect.export.SuppliedSecret;
 import io.kollect.extract.Record;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -177,7 +178,7 @@ public final class PostgresSink implements Sink {
   private DatabaseCheck runCheck() {
     try {
       credentials();
-    } catch (Credentials.Unavailable e) {
+    } catch (SuppliedSecret.UnavailableException e) {
       return new DatabaseCheck(DatabaseCheck.Status.ERROR, "CredentialsUnavailable", where
           + ": " + e.getMessage());
     }
@@ -236,7 +237,7 @@ public final class PostgresSink implements Sink {
     }
     try {
       credentials();
-    } catch (Credentials.Unavailable e) {
+    } catch (SuppliedSecret.UnavailableException e) {
       // the records wait (coalesced) until the supplier answers again, e.g. a Secret is restored
       DatabaseCheck unavailable = new DatabaseCheck(DatabaseCheck.Status.ERROR,
           "CredentialsUnavailable", where + ": " + e.getMessage());
@@ -356,7 +357,7 @@ public final class PostgresSink implements Sink {
    * The suppliers' answer, asked again when the check interval has passed; when it changed, the
    * pool retires its connections so that new ones log in with it.
    */
-  private Credentials credentials() throws Credentials.Unavailable {
+  private Credentials credentials() throws SuppliedSecret.UnavailableException {
     synchronized (credentialsLock) {
       long now = System.nanoTime();
       Credentials last = credentials;
@@ -386,7 +387,7 @@ public final class PostgresSink implements Sink {
   private Credentials credentialsForConnecting() throws SQLException {
     try {
       return credentials();
-    } catch (Credentials.Unavailable e) {
+    } catch (SuppliedSecret.UnavailableException e) {
       throw new SQLException(e.getMessage(), "28000");
     }
   }

@@ -58,10 +58,7 @@ public final class InputSummary {
   public String line() {
     StringBuilder sb = new StringBuilder("read ").append(count(objects, "object")).append(" in ")
         .append(count(files, "file")).append("; ").append(matched)
-        .append(" matched the profile's resources (")
-        .append(String.join(", ", profile.resources().stream()
-            .map(g -> g.apiVersion() + " " + g.kind()).toList()))
-        .append(')');
+        .append(" matched the profile's resources (").append(resources(profile)).append(')');
     if (!skipped.isEmpty()) {
       sb.append("; skipped: ");
       String sep = "";
@@ -71,6 +68,12 @@ public final class InputSummary {
       }
     }
     return sb.toString();
+  }
+
+  /** The profile's resource types as people write them: {@code apps/v1 Deployment, v1 Service}. */
+  public static String resources(CompiledProfile profile) {
+    return String.join(", ",
+        profile.resources().stream().map(g -> g.apiVersion() + " " + g.kind()).toList());
   }
 
   private static String count(int n, String noun) {

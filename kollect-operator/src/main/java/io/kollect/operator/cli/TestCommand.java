@@ -4,6 +4,7 @@ import io.kollect.extract.CompiledProfile;
 import io.kollect.extract.ExtractionException;
 import io.kollect.extract.golden.GoldenReport;
 import io.kollect.extract.golden.GoldenSuite;
+import io.kollect.extract.golden.InputSummary;
 import io.kollect.extract.golden.ManifestException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -97,8 +98,7 @@ final class TestCommand implements Callable<Integer> {
       out.flush();
       if (report.cases().stream().allMatch(c -> c.matchingRecords() + c.differingRecords() == 0)) {
         err.println("kollect: warning: no case has a record, expected or produced: the profile's "
-            + "resources (" + String.join(", ", compiled.resources().stream()
-                .map(g -> g.apiVersion() + " " + g.kind()).toList())
+            + "resources (" + InputSummary.resources(compiled)
             + ") may not match the inputs' apiVersion and kind");
         err.flush();
       }
