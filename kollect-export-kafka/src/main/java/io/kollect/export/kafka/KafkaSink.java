@@ -6,6 +6,7 @@ import io.kollect.export.Sink;
 import io.kollect.export.SinkException;
 import io.kollect.export.SinkOptions;
 import io.kollect.export.SuppliedSecret;
+import io.kollect.export.ThrottledCredentials;
 import io.kollect.extract.Op;
 import io.kollect.extract.Record;
 import io.kollect.extract.Records;
@@ -111,15 +112,17 @@ public final class KafkaSink implements Sink {
    * to only after every message of the old one was acknowledged or failed.
    */
   private final ReadWriteLock producerUse = new ReentrantReadWriteLock();
-  private final Object credentialsLock = new Object();
-  /** The suppliers' last answer, and when it was asked ({@link System#nanoTime()}). */
-  private volatile Credentials credentials;
-  private long credentialsReadAt;
+  /** The suppliers' last answer, asked again once per check interval. */
+  private final ThrottledCredentials<Credentials> credentials;
 
   public KafkaSink(String name, KafkaSinkConfig config) {
     this.name = Objects.requireNonNull(name, "name");
     this.config = Objects.requireNonNull(config, "config");
     this.brokers = String.join(",", config.bootstrapServers());
+    this.credentials = new ThrottledCredentials<>(() -> Credentials.read(config),
+        config.credentialsCheckInterval(), (before, after) -> LOG.info("kafka sink {}: Kafka"
+            + " credentials changed; the next write drains the producer and connects to {} with"
+            + " the new ones", name, brokers));
     this.topicCheck = TopicCheck.notChecked(config.topic());
   }
 
@@ -227,7 +230,7 @@ public final class KafkaSink implements Sink {
     long timeoutMs = config.deliveryTimeout().toMillis();
     Credentials current;
     try {
-      current = credentials();
+      current = credentials.get();
     } catch (SuppliedSecret.UnavailableException e) {
       return new TopicCheck(TopicCheck.Status.ERROR, "TopicCheckFailed", "cannot check topic "
           + topic + " on " + brokers + ": " + e.getMessage());
@@ -336,7 +339,7 @@ public final class KafkaSink implements Sink {
       return;
     }
     try {
-      credentials();
+      credentials.get();
     } catch (SuppliedSecret.UnavailableException e) {
       // the records wait (coalesced) until the supplier answers again, e.g. a Secret is restored
       throw SinkException.retryable("kafka " + brokers + ": " + e.getMessage(), null);
@@ -372,30 +375,6 @@ public final class KafkaSink implements Sink {
   }
 
   /**
-   * The suppliers' answer: asked again when {@link KafkaSinkConfig#credentialsCheckInterval()} has
-   * passed since the last answer (a failure is not remembered: the next write asks again, at the
-   * exporter's retry pace).
-   */
-  private Credentials credentials() throws SuppliedSecret.UnavailableException {
-    synchronized (credentialsLock) {
-      long now = System.nanoTime();
-      Credentials last = credentials;
-      if (last != null
-          && now - credentialsReadAt < config.credentialsCheckInterval().toNanos()) {
-        return last;
-      }
-      Credentials read = Credentials.read(config);
-      if (last != null && !read.sameAs(last)) {
-        LOG.info("kafka sink {}: Kafka credentials changed; the next write drains the producer"
-            + " and connects to {} with the new ones", name, brokers);
-      }
-      credentials = read;
-      credentialsReadAt = now;
-      return read;
-    }
-  }
-
-  /**
    * The producer for the latest credentials, with {@link #producerUse}'s read lock held (the
    * caller releases it). A producer built with older credentials is replaced first: under the
    * write lock, once no write uses it, it is closed, which waits for what it still holds.
@@ -409,7 +388,7 @@ public final class KafkaSink implements Sink {
           if (closed) {
             throw SinkException.permanent("kafka sink " + name + ": closed", null);
           }
-          Credentials latest = credentials;
+          Credentials latest = credentials.latest();
           if (producer == null) {
             producer = newProducer(latest);
             producerCredentials = latest;
@@ -428,7 +407,7 @@ public final class KafkaSink implements Sink {
       producerUse.writeLock().lock();
       try {
         synchronized (lock) {
-          if (producer != null && !producerCredentials.sameAs(credentials)) {
+          if (producer != null && !producerCredentials.sameAs(credentials.latest())) {
             old = producer;
             producer = null;
             producerCredentials = null;

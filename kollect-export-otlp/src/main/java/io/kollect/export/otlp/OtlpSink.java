@@ -3,6 +3,7 @@ package io.kollect.export.otlp;
 import io.kollect.export.Sink;
 import io.kollect.export.SinkException;
 import io.kollect.export.SuppliedSecret;
+import io.kollect.export.ThrottledCredentials;
 import io.kollect.extract.GroupVersionKind;
 import io.kollect.extract.Record;
 import io.opentelemetry.exporter.otlp.http.logs.OtlpHttpLogRecordExporter;
@@ -76,15 +77,17 @@ public final class OtlpSink implements Sink {
    * the old exporter is shut down only when no write uses it.
    */
   private final ReadWriteLock exporterUse = new ReentrantReadWriteLock();
-  private final Object materialLock = new Object();
-  /** The suppliers' last answer, and when they were asked ({@link System#nanoTime()}). */
-  private volatile SuppliedMaterial material;
-  private long materialReadAt;
+  /** The suppliers' last answer, asked again once per check interval. */
+  private final ThrottledCredentials<SuppliedMaterial> material;
 
   /** A sink named {@code name} (unique within an exporter) sending as {@code config} says. */
   public OtlpSink(String name, OtlpSinkConfig config) {
     this.name = Objects.requireNonNull(name, "name");
     this.config = Objects.requireNonNull(config, "config");
+    this.material = new ThrottledCredentials<>(() -> SuppliedMaterial.read(config),
+        config.credentialsCheckInterval(), (before, after) -> LOG.info("otlp sink {}: TLS material"
+            + " or headers changed; the next write uses a new exporter to {}", name,
+            config.endpoint()));
     this.events = new EntityEvents(config.resourceAttributes(), config.reportInterval());
     this.partialSuccessWatch = new PartialSuccessWatch(this::onPartialSuccess);
   }
@@ -158,7 +161,7 @@ public final class OtlpSink implements Sink {
       return;
     }
     try {
-      material();
+      material.get();
     } catch (SuppliedSecret.UnavailableException e) {
       // the records wait (coalesced) until the supplier answers again, e.g. a Secret is restored
       throw SinkException.retryable("otlp " + config.endpoint() + ": " + e.getMessage(), null);
@@ -188,25 +191,6 @@ public final class OtlpSink implements Sink {
     }
   }
 
-  /** The suppliers' answer, asked again once the check interval has passed. */
-  private SuppliedMaterial material() throws SuppliedSecret.UnavailableException {
-    synchronized (materialLock) {
-      long now = System.nanoTime();
-      SuppliedMaterial last = material;
-      if (last != null && now - materialReadAt < config.credentialsCheckInterval().toNanos()) {
-        return last;
-      }
-      SuppliedMaterial read = SuppliedMaterial.read(config);
-      if (last != null && !read.sameAs(last)) {
-        LOG.info("otlp sink {}: TLS material or headers changed; the next write uses a new"
-            + " exporter to {}", name, config.endpoint());
-      }
-      material = read;
-      materialReadAt = now;
-      return read;
-    }
-  }
-
   /**
    * The exporter for the latest material, with {@link #exporterUse}'s read lock held (the caller
    * releases it). One built with older material is shut down first, once no write uses it.
@@ -220,7 +204,7 @@ public final class OtlpSink implements Sink {
           if (closed) {
             throw SinkException.permanent("otlp sink " + name + ": closed", null);
           }
-          SuppliedMaterial latest = material;
+          SuppliedMaterial latest = material.latest();
           if (exporter == null) {
             exporter = newExporter(latest);
             exporterMaterial = latest;
@@ -239,7 +223,7 @@ public final class OtlpSink implements Sink {
       exporterUse.writeLock().lock();
       try {
         synchronized (lock) {
-          if (exporter != null && !exporterMaterial.sameAs(material)) {
+          if (exporter != null && !exporterMaterial.sameAs(material.latest())) {
             old = exporter;
             exporter = null;
             exporterMaterial = null;

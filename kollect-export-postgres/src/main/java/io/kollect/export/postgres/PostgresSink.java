@@ -8,6 +8,7 @@ import io.kollect.export.Sink;
 import io.kollect.export.SinkException;
 import io.kollect.export.SinkOptions;
 import io.kollect.export.SuppliedSecret;
+import io.kollect.export.ThrottledCredentials;
 import io.kollect.extract.Record;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -79,19 +80,20 @@ public final class PostgresSink implements Sink {
   private final Maintenance maintenance;
   private final Set<String> clusters = ConcurrentHashMap.newKeySet();
   private final Object lock = new Object();
-  private final Object credentialsLock = new Object();
   private final Object checkLock = new Object();
   private HikariDataSource pool;
   private ScheduledExecutorService background;
   private boolean closed;
   private volatile DatabaseCheck check;
   private volatile List<WriterConflict> conflicts = List.of();
-  private volatile Credentials credentials;
-  private long credentialsReadAt;
+  /** The suppliers' last answer, asked again once per check interval. */
+  private final ThrottledCredentials<Credentials> credentials;
 
   public PostgresSink(String name, PostgresSinkConfig config) {
     this.name = Objects.requireNonNull(name, "name");
     this.config = Objects.requireNonNull(config, "config");
+    this.credentials = new ThrottledCredentials<>(() -> Credentials.read(config),
+        config.credentialsCheckInterval(), (before, after) -> credentialsChanged());
     this.instance = hostName() + "/" + UUID.randomUUID().toString().substring(0, 8);
     this.where = "postgres " + config.url() + " schema " + config.schema();
     this.statements = new RecordStatements(config.quotedSchema(), config.history().enabled());
@@ -177,7 +179,7 @@ public final class PostgresSink implements Sink {
 
   private DatabaseCheck runCheck() {
     try {
-      credentials();
+      credentials.get();
     } catch (SuppliedSecret.UnavailableException e) {
       return new DatabaseCheck(DatabaseCheck.Status.ERROR, "CredentialsUnavailable", where
           + ": " + e.getMessage());
@@ -236,7 +238,7 @@ public final class PostgresSink implements Sink {
       return;
     }
     try {
-      credentials();
+      credentials.get();
     } catch (SuppliedSecret.UnavailableException e) {
       // the records wait (coalesced) until the supplier answers again, e.g. a Secret is restored
       DatabaseCheck unavailable = new DatabaseCheck(DatabaseCheck.Status.ERROR,
@@ -354,39 +356,25 @@ public final class PostgresSink implements Sink {
   }
 
   /**
-   * The suppliers' answer, asked again when the check interval has passed; when it changed, the
-   * pool retires its connections so that new ones log in with it.
+   * Told when the suppliers' answer changed: the pool retires its connections so that new ones log
+   * in with the new credentials.
    */
-  private Credentials credentials() throws SuppliedSecret.UnavailableException {
-    synchronized (credentialsLock) {
-      long now = System.nanoTime();
-      Credentials last = credentials;
-      if (last != null
-          && now - credentialsReadAt < config.credentialsCheckInterval().toNanos()) {
-        return last;
-      }
-      Credentials read = Credentials.read(config);
-      credentials = read;
-      credentialsReadAt = now;
-      if (last != null && !read.sameAs(last)) {
-        LOG.info("postgres sink {}: credentials changed; new connections to {} use them", name,
-            config.url());
-        HikariDataSource p;
-        synchronized (lock) {
-          p = pool;
-        }
-        if (p != null && p.getHikariPoolMXBean() != null) {
-          p.getHikariPoolMXBean().softEvictConnections();
-        }
-      }
-      return read;
+  private void credentialsChanged() {
+    LOG.info("postgres sink {}: credentials changed; new connections to {} use them", name,
+        config.url());
+    HikariDataSource p;
+    synchronized (lock) {
+      p = pool;
+    }
+    if (p != null && p.getHikariPoolMXBean() != null) {
+      p.getHikariPoolMXBean().softEvictConnections();
     }
   }
 
   /** What a new connection logs in with. */
   private Credentials credentialsForConnecting() throws SQLException {
     try {
-      return credentials();
+      return credentials.get();
     } catch (SuppliedSecret.UnavailableException e) {
       throw new SQLException(e.getMessage(), "28000");
     }
