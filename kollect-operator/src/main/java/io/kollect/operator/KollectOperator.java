@@ -115,7 +115,7 @@ public final class KollectOperator implements AutoCloseable {
   static KollectEngineBuilder engineSettings(KollectEngineBuilder builder, OperatorConfig config,
       InformerMetrics metrics, Optional<byte[]> digestKey) {
     builder.informerOptions(informerOptions(config, metrics))
-        .defaultServiceAccount(config.defaultServiceAccount())
+        .defaultServiceAccount(config.tenancy().defaultServiceAccount())
         .trustedNamespaces(config.trustedNamespaces())
         .circuitBreaker(config.guards().circuitBreakerFailures(),
             config.guards().circuitBreakerMaxCooldown())
@@ -127,10 +127,10 @@ public final class KollectOperator implements AutoCloseable {
   /** The informer settings the flags make. */
   static InformerOptions informerOptions(OperatorConfig config, InformerMetrics metrics) {
     return InformerOptions.defaults().withCluster(config.clusterName())
-        .withResyncPeriod(config.resyncPeriod()).withMetrics(metrics)
-        .withWatchLiveness(config.watchLiveness())
-        .withListPageSize(config.listPageSize())
-        .withClusterWideThreshold(config.clusterWideThreshold());
+        .withResyncPeriod(config.watch().resyncPeriod()).withMetrics(metrics)
+        .withWatchLiveness(config.watch().watchLiveness())
+        .withListPageSize(config.watch().listPageSize())
+        .withClusterWideThreshold(config.watch().clusterWideThreshold());
   }
 
   /** The digest key resolved at construction (given to the engine, see {@link #engineSettings}). */
@@ -150,7 +150,7 @@ public final class KollectOperator implements AutoCloseable {
     Objects.requireNonNull(client, "client");
     this.config = Objects.requireNonNull(config, "config");
     Clock clock = Clock.systemUTC();
-    this.checkpoints = config.checkpointDir()
+    this.checkpoints = config.export().checkpointDir()
         .<CheckpointStore>map(dir -> config.shard().sharded()
             ? FileCheckpointStore.inShardLayout(dir, config.shard().index())
             : FileCheckpointStore.inShardLayout(dir))
@@ -172,8 +172,8 @@ public final class KollectOperator implements AutoCloseable {
     this.engine = engineSettings(KollectEngine.builder(client)
         .cluster(config.clusterName())
         .shard(config.shard())
-        .workers(config.workers())
-        .resyncPeriod(config.resyncPeriod())
+        .workers(config.reconcile().workers())
+        .resyncPeriod(config.watch().resyncPeriod())
         .checkpointStore(checkpoints)
         .exportMetrics(metrics)
         .informerMetrics(metrics)
@@ -186,7 +186,8 @@ public final class KollectOperator implements AutoCloseable {
     // Every shard judges the others: the lowest-index one with a leader writes the top level.
     this.shardLeases = config.leaderElection().enabled() && config.shard().sharded()
         ? new ShardLeases(client, config.leaderElection(), config.shard()) : null;
-    CoalescedWrites<TargetId> coalesced = new CoalescedWrites<>(config.statusWriteInterval(),
+    CoalescedWrites<TargetId> coalesced = new CoalescedWrites<>(
+        config.reconcile().statusWriteInterval(),
         (task, delay) -> writer.schedule(task, delay, TimeUnit.NANOSECONDS), System::nanoTime);
     this.targetStatuses = new TargetStatuses(coalesced, statusWriter, metrics, inventoryObjects,
         new TargetStatuses.Sources(targets::cachedTarget, leaderFlag::isLeader,
@@ -203,7 +204,8 @@ public final class KollectOperator implements AutoCloseable {
         .engine(engine).clock(clock).writes(!config.leaderElection().enabled()).build(), engine,
         clock);
     FeedContext feeds = new FeedContext(client, engine, statusWriter, problems, metrics,
-        leaderFlag::isLeader, config.namespaceFilter(), config.resyncPeriod().toMillis(), clock);
+        leaderFlag::isLeader, config.namespaceFilter(), config.watch().resyncPeriod().toMillis(),
+        clock);
     this.feed = CustomResourceFeed.builder(feeds)
         .sinkTranslation(new SinkTranslation(client))
         .targets(targets)
@@ -211,8 +213,9 @@ public final class KollectOperator implements AutoCloseable {
         .profileInput(profileLifecycle)
         .targetClusters(targetClusters::of)
         .targetHooks(targetHooks(sweep, targetStatuses))
-        .extraSinks(config.stdoutRecords().isPresent() ? List.of(STDOUT_SINK) : List.of())
-        .defaultServiceAccount(config.defaultServiceAccount())
+        .extraSinks(config.export().stdoutRecords().isPresent() ? List.of(STDOUT_SINK)
+            : List.of())
+        .defaultServiceAccount(config.tenancy().defaultServiceAccount())
         .build();
     this.clusterFeed = new ClusterFeed(feeds, clusterCatalog, targetClusters, clusterConnections,
         remoteClients, feed::retarget);
@@ -222,7 +225,7 @@ public final class KollectOperator implements AutoCloseable {
         : null, leaderFlag);
     // Last: readiness reads every part above.
     this.http = new OperatorHttp(Records.mapper(), this::notReadyReasons, metrics::scrape,
-        engine::inventory, config.inventoryAuth(), profileLifecycle::view);
+        engine::inventory, config.http().inventoryAuth(), profileLifecycle::view);
   }
 
   /** What a target's change means to its inventory objects and its status. */
@@ -295,9 +298,9 @@ public final class KollectOperator implements AutoCloseable {
    * @throws IOException when a listen address cannot be bound
    */
   public void start() throws IOException {
-    http.start(config.probeAddress(), config.metricsAddress());
+    http.start(config.http().probeAddress(), config.http().metricsAddress());
     engine.addStatusListener(targetStatuses);
-    config.stdoutRecords().ifPresent(out -> engine.putSink(new StdoutSink(STDOUT_SINK, out),
+    config.export().stdoutRecords().ifPresent(out -> engine.putSink(new StdoutSink(STDOUT_SINK, out),
         STDOUT_OPTIONS));
     engine.start();
     if (shardLeases != null) {

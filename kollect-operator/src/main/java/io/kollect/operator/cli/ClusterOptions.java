@@ -5,8 +5,15 @@ import java.util.List;
 import java.util.Set;
 import picocli.CommandLine.Option;
 
-/** The other-cluster flags of {@code kollect run}: they make its {@link ClusterSettings}. */
+/**
+ * The cluster flags of {@code kollect run}, its own cluster's name and the others: they make its
+ * {@link ClusterSettings}.
+ */
 final class ClusterOptions {
+
+  @Option(names = "--cluster-name", paramLabel = "NAME", defaultValue = "default",
+      description = "Cluster name written into every record (default: ${DEFAULT-VALUE}).")
+  String clusterName;
 
   @Option(names = "--cluster", paramLabel = "NAME=KUBECONFIG_FILE",
       description = "Also read the cluster of this kubeconfig file (trusted: exec plugins are "
@@ -34,15 +41,10 @@ final class ClusterOptions {
    * The settings; a bad value, or a {@code --cluster} named as the operator's own cluster, is bad
    * input (exit 2) before anything connects.
    */
-  ClusterSettings settings(String clusterName) {
+  ClusterSettings settings() {
     try {
-      ClusterSettings settings = new ClusterSettings(Set.copyOf(clusterSecretNamespaces),
+      return new ClusterSettings(clusterName, Set.copyOf(clusterSecretNamespaces),
           allowKubeconfigExec, allowInsecureKubeconfigTls, ClusterSettings.clusterFiles(clusters));
-      if (settings.files().containsKey(clusterName)) {
-        throw new IllegalArgumentException("--cluster: '" + clusterName + "' is the operator's "
-            + "own cluster (--cluster-name); choose another name");
-      }
-      return settings;
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage());
     }

@@ -4,13 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.kollect.core.Shard;
-import io.kollect.operator.http.BindAddress;
-import io.kollect.operator.cluster.ClusterSettings;
-import io.kollect.operator.DigestKeySource;
-import io.kollect.operator.http.InventoryAuth;
 import io.kollect.operator.KollectOperator;
-import io.kollect.operator.KubeClients;
-import io.kollect.operator.GuardSettings;
 import io.kollect.operator.OperatorConfig;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -18,10 +12,7 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
@@ -50,98 +41,30 @@ final class RunCommand implements Callable<Integer> {
 
   @ParentCommand KollectCommand parent;
 
-  @Option(names = "--kubeconfig", paramLabel = "FILE",
-      description = "Kubeconfig to use. Default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account.")
-  Path kubeconfig;
+  // One mixin per feature, each making that feature's settings: a new flag touches one of them.
+  @Mixin ClientOptions api;
 
-  @Option(names = "--context", paramLabel = "NAME",
-      description = "Kubeconfig context (default: current).")
-  String context;
+  @Mixin ClusterOptions clusters;
 
-  @Option(names = "--cluster-name", paramLabel = "NAME", defaultValue = "default",
-      description = "Cluster name written into every record (default: ${DEFAULT-VALUE}).")
-  String clusterName;
-
-  @Option(names = "--metrics-bind-address", paramLabel = "ADDR", defaultValue = ":8080",
-      converter = Converters.Address.class,
-      description = "Serve /metrics and /inventory here; 0 turns it off (default: ${DEFAULT-VALUE}).")
-  BindAddress metricsAddress;
-
-  @Option(names = "--health-probe-bind-address", paramLabel = "ADDR", defaultValue = ":8081",
-      converter = Converters.Address.class,
-      description = "Serve /healthz and /readyz here; 0 turns it off (default: ${DEFAULT-VALUE}).")
-  BindAddress probeAddress;
+  @Mixin HttpOptions http;
 
   @Mixin LeaderElectionOptions leaderElection;
 
-  @Option(names = "--workers", paramLabel = "N", defaultValue = "2",
-      description = "Reconcile worker threads (default: ${DEFAULT-VALUE}).")
-  int workers;
+  @Mixin ReconcileOptions reconcile;
 
-  @Option(names = "--resync-period", paramLabel = "DURATION", defaultValue = "10h",
-      converter = Converters.GoDuration.class,
-      description = "Informer resync, a correctness backstop only; 0s turns it off (default: ${DEFAULT-VALUE}).")
-  Duration resyncPeriod;
+  @Mixin WatchOptions watch;
 
-  @Option(names = "--namespaces", paramLabel = "NS", split = ",",
-      description = "Only read objects and Kollect resources in these namespaces (default: all).")
-  List<String> namespaces = List.of();
-
-  @Option(names = "--exclude-namespaces", paramLabel = "NS", split = ",",
-      description = "Never read objects or Kollect resources in these namespaces.")
-  List<String> excludeNamespaces = List.of();
-
-  @Option(names = "--kube-api-qps", paramLabel = "QPS", defaultValue = KubeClients.DEFAULT_QPS_FLAG,
-      description = "Client-side limit of API requests per second (default: ${DEFAULT-VALUE}).")
-  double qps;
-
-  @Option(names = "--kube-api-burst", paramLabel = "N",
-      defaultValue = KubeClients.DEFAULT_BURST_FLAG,
-      description = "Client-side burst of API requests (default: ${DEFAULT-VALUE}).")
-  int burst;
-
-  @Option(names = "--list-page-size", paramLabel = "N", defaultValue = "500",
-      description = "Objects per page when an informer lists a type; a list is never held whole "
-          + "(default: ${DEFAULT-VALUE}).")
-  int listPageSize;
-
-  @Option(names = "--informer-cluster-wide-threshold", paramLabel = "N", defaultValue = "8",
-      description = "Past this many namespaces read of one type, one cluster-wide informer serves "
-          + "it instead of one per namespace, when the operator may list it cluster-wide "
-          + "(default: ${DEFAULT-VALUE}).")
-  int clusterWideThreshold;
+  @Mixin NamespaceOptions namespaces;
 
   @Mixin LogOptions logging;
 
-  @Option(names = "--stdout",
-      description = "Also print every target's records to standard output as JSON lines.")
-  boolean stdout;
-
-  @Option(names = "--checkpoint-dir", paramLabel = "DIR",
-      description = "Keep export checkpoints in files here (default: ConfigMaps in the leader-election namespace).")
-  Path checkpointDir;
-
-  @Mixin InventoryAuthOptions inventory;
-
-  @Option(names = "--status-write-interval", paramLabel = "DURATION", defaultValue = "10s",
-      converter = Converters.GoDuration.class,
-      description = "Write a target's status at most once per this interval; changes in between "
-          + "are coalesced (default: ${DEFAULT-VALUE}).")
-  Duration statusWriteInterval;
-
-  @Option(names = "--watch-liveness", paramLabel = "DURATION", defaultValue = "60s",
-      converter = Converters.GoDuration.class,
-      description = "A watch or request silent for longer is replaced; bounds how long a dead "
-          + "connection goes unnoticed (default: ${DEFAULT-VALUE}).")
-  Duration watchLiveness;
+  @Mixin ExportOptions export;
 
   @Mixin TenancyOptions tenancy;
 
   @Mixin DigestKeyOptions digestKey;
 
   @Mixin GuardOptions guards;
-
-  @Mixin ClusterOptions clusters;
 
   @Mixin ShardOptions sharding;
 
@@ -153,15 +76,12 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     // Everything that can be checked offline is, before connecting: bad input exits 2.
     logging.configure(parent.err());
-    InventoryAuth auth = inventory.auth();
-    ClusterSettings clusterSettings = clusters.settings(clusterName);
-    DigestKeySource digestKeySource = digestKey.source();
-    GuardSettings guardSettings = guards.settings();
+    OperatorConfig.Builder config = OperatorConfig.builder().clusters(clusters.settings())
+        .http(http.settings()).reconcile(reconcile.settings()).watch(watch.settings())
+        .namespaces(namespaces.scope()).export(export.settings(parent.out()))
+        .tenancy(tenancy.settings()).digestKey(digestKey.source()).guards(guards.settings());
     ShardFlags shardFlags = sharding.flags();
-    if (checkpointDir != null && Files.exists(checkpointDir) && !Files.isDirectory(checkpointDir)) {
-      throw new BadInputException("--checkpoint-dir: " + checkpointDir + " is not a directory");
-    }
-    KubernetesClient client = client();
+    KubernetesClient client = api.client();
     try (client) {
       String ns = leaderElection.namespace() != null ? leaderElection.namespace()
           : defaultNamespace(client);
@@ -169,6 +89,8 @@ final class RunCommand implements Callable<Integer> {
       try {
         shardOfThis = shardFlags.resolve(podName(), name -> replicas(client, ns, name),
             leaderElection.enabled());
+        config.operatorNamespace(ns).shard(shardOfThis)
+            .leaderElection(leaderElection.settings(ns, identity()));
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       } catch (KubernetesClientException e) {
@@ -176,36 +98,7 @@ final class RunCommand implements Callable<Integer> {
             + ns + "/" + shardFlags.totalFromStatefulSet() + ": " + e.getMessage());
         return 1;
       }
-      OperatorConfig config;
-      try {
-        config = OperatorConfig.builder().clusterName(clusterName).workers(workers)
-            .resyncPeriod(resyncPeriod).metricsAddress(metricsAddress).probeAddress(probeAddress)
-            .leaderElection(leaderElection.settings(ns, identity()))
-            .includeNamespaces(Set.copyOf(namespaces))
-            .excludeNamespaces(Set.copyOf(excludeNamespaces)).inventoryAuth(auth)
-            .checkpointDir(Optional.ofNullable(checkpointDir)).operatorNamespace(ns)
-            .stdoutRecords(stdout ? Optional.of(parent.out()) : Optional.empty())
-            .statusWriteInterval(statusWriteInterval).watchLiveness(watchLiveness)
-            .tenancy(tenancy.defaultServiceAccount(), tenancy.clusterWideNamespaces())
-            .digestKey(digestKeySource).listPageSize(listPageSize)
-            .clusterWideThreshold(clusterWideThreshold).guards(guardSettings)
-            .clusters(clusterSettings).shard(shardOfThis).build();
-      } catch (IllegalArgumentException e) {
-        throw new BadInputException(e.getMessage());
-      }
-      return runUntilStopped(client, config, duration, parent.err());
-    }
-  }
-
-  /** The API client of {@code --kubeconfig}/{@code --context}, limited as the flags say. */
-  private KubernetesClient client() {
-    try {
-      return KubeClients.create(Optional.ofNullable(kubeconfig), Optional.ofNullable(context),
-          qps, burst);
-    } catch (IllegalArgumentException e) {
-      throw new BadInputException(e.getMessage());
-    } catch (KubernetesClientException e) {
-      throw new BadInputException("cannot configure the API client: " + e.getMessage());
+      return runUntilStopped(client, config.build(), duration, parent.err());
     }
   }
 

@@ -1,10 +1,14 @@
 package io.kollect.operator.cli;
 
+import io.kollect.operator.TenancySettings;
 import java.util.List;
 import java.util.Set;
 import picocli.CommandLine.Option;
 
-/** The tenant boundary flags of {@code kollect run}: whom a target reads as, and who is trusted. */
+/**
+ * The tenant boundary flags of {@code kollect run}, whom a target reads as and who is trusted: they
+ * make its {@link TenancySettings}.
+ */
 final class TenancyOptions {
 
   @Option(names = "--default-service-account", paramLabel = "NAME", defaultValue = "default",
@@ -17,11 +21,12 @@ final class TenancyOptions {
           + "ServiceAccount (default: the operator's own namespace).")
   List<String> clusterWideNamespaces = List.of();
 
-  String defaultServiceAccount() {
-    return defaultServiceAccount;
-  }
-
-  Set<String> clusterWideNamespaces() {
-    return Set.copyOf(clusterWideNamespaces);
+  /** The settings; a name that is not one is bad input (exit 2). */
+  TenancySettings settings() {
+    try {
+      return new TenancySettings(defaultServiceAccount, Set.copyOf(clusterWideNamespaces));
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage());
+    }
   }
 }

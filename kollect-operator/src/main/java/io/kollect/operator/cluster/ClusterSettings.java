@@ -1,16 +1,20 @@
 package io.kollect.operator.cluster;
 
+import io.kollect.operator.SettingRules;
 import io.kollect.operator.crd.KollectClusterSpec;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
- * How the operator reads other clusters; the {@code kollect run} flags
+ * Which clusters the operator reads: its own, by name, and others; the {@code kollect run} flags
  * map onto these one to one.
  *
+ * @param clusterName the operator's own cluster, the {@code cluster} of every record ({@code
+ *     --cluster-name}); no other cluster may take this name
  * @param secretNamespaces namespaces whose Secrets any KollectCluster may name with {@code
  *     secretRef.namespace} ({@code --cluster-secret-namespaces}, e.g. {@code argocd})
  * @param allowKubeconfigExec kubeconfigs from Secrets may run programs ({@code exec}, {@code
@@ -20,32 +24,41 @@ import java.util.regex.Pattern;
  * @param files clusters from the operator's own kubeconfig files by name ({@code --cluster
  *     NAME=FILE}); trusted, so programs are allowed there
  */
-public record ClusterSettings(Set<String> secretNamespaces, boolean allowKubeconfigExec,
-    boolean allowInsecureKubeconfigTls, Map<String, Path> files) {
+public record ClusterSettings(String clusterName, Set<String> secretNamespaces,
+    boolean allowKubeconfigExec, boolean allowInsecureKubeconfigTls, Map<String, Path> files) {
 
   private static final Pattern NAME = Pattern.compile(KollectClusterSpec.CLUSTER_NAME);
-  private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
   public ClusterSettings {
-    secretNamespaces = Set.copyOf(secretNamespaces);
-    for (String ns : secretNamespaces) {
-      if (!NAMESPACE.matcher(ns).matches()) {
-        throw new IllegalArgumentException("--cluster-secret-namespaces: '" + ns
-            + "' is not a namespace name (lower-case letters, digits and '-')");
-      }
-    }
+    Objects.requireNonNull(clusterName, "clusterName");
+    secretNamespaces = SettingRules.namespaces(secretNamespaces, "--cluster-secret-namespaces");
     files = Map.copyOf(new TreeMap<>(files));
-    for (String name : files.keySet()) {
-      if (!NAME.matcher(name).matches()) {
-        throw new IllegalArgumentException("--cluster: '" + name + "' is not a cluster name "
-            + "(lower-case letters, digits, '-' and '.')");
-      }
+    files.keySet().forEach(ClusterSettings::requireClusterName);
+    if (files.containsKey(clusterName)) {
+      throw new IllegalArgumentException("--cluster: '" + clusterName + "' is the operator's own "
+          + "cluster (--cluster-name); choose another name");
     }
   }
 
-  /** No other cluster, no Secret namespace beyond a KollectCluster's own, strict kubeconfigs. */
-  public static ClusterSettings defaults() {
-    return new ClusterSettings(Set.of(), false, false, Map.of());
+  /**
+   * The own cluster {@code clusterName} only: no Secret namespace beyond a KollectCluster's own,
+   * strict kubeconfigs.
+   */
+  public static ClusterSettings of(String clusterName) {
+    return new ClusterSettings(clusterName, Set.of(), false, false, Map.of());
+  }
+
+  /** These settings with the own cluster named {@code clusterName}. */
+  public ClusterSettings named(String clusterName) {
+    return new ClusterSettings(clusterName, secretNamespaces, allowKubeconfigExec,
+        allowInsecureKubeconfigTls, files);
+  }
+
+  private static void requireClusterName(String name) {
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException("--cluster: '" + name + "' is not a cluster name "
+          + "(lower-case letters, digits, '-' and '.')");
+    }
   }
 
   /**
@@ -64,10 +77,8 @@ public record ClusterSettings(Set<String> secretNamespaces, boolean allowKubecon
       }
       String name = value.substring(0, eq);
       Path file = Path.of(value.substring(eq + 1));
-      if (!NAME.matcher(name).matches()) {
-        throw new IllegalArgumentException("--cluster: '" + name + "' is not a cluster name "
-            + "(lower-case letters, digits, '-' and '.')");
-      }
+      // Before the file is read, so that a bad name is what the message names.
+      requireClusterName(name);
       if (out.containsKey(name)) {
         throw new IllegalArgumentException("--cluster: " + name + " is given twice");
       }
