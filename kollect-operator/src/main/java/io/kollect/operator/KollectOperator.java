@@ -19,22 +19,29 @@ import io.kollect.operator.cluster.ClusterCatalog;
 import io.kollect.operator.cluster.ClusterFeed;
 import io.kollect.operator.cluster.KollectClusterConnections;
 import io.kollect.operator.cluster.RemoteClients;
+import io.kollect.operator.cluster.TargetClusters;
 import io.kollect.operator.http.OperatorHttp;
 import io.kollect.operator.inventory.InventoryObjectSink;
 import io.kollect.operator.inventory.InventorySweep;
 import io.kollect.operator.leader.LeaderElection;
+import io.kollect.operator.leader.LeaderFlag;
 import io.kollect.operator.leader.Leadership;
 import io.kollect.operator.metrics.OperatorMetrics;
 import io.kollect.operator.profile.ControllerRevisionHistory;
+import io.kollect.operator.profile.ProfileFeed;
 import io.kollect.operator.profile.ProfileLifecycle;
 import io.kollect.operator.shard.ShardLeases;
 import io.kollect.operator.shard.ShardNames;
+import io.kollect.operator.sink.SinkFeed;
 import io.kollect.operator.sink.SinkTranslation;
 import io.kollect.operator.status.CoalescedWrites;
+import io.kollect.operator.status.FeedContext;
 import io.kollect.operator.status.ProblemEvents;
 import io.kollect.operator.status.ProblemReports;
 import io.kollect.operator.status.StatusWriter;
-import io.kollect.operator.targets.CustomResourceFeed;
+import io.kollect.operator.targets.KollectTargets;
+import io.kollect.operator.targets.ReconcileRequests;
+import io.kollect.operator.targets.TargetFeed;
 import io.kollect.operator.targets.TargetStatuses;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -43,11 +50,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import io.kollect.operator.leader.LeaderFlag;
-import io.kollect.operator.status.FeedContext;
-import io.kollect.operator.targets.ReconcileRequests;
-import io.kollect.operator.targets.KollectTargets;
-import io.kollect.operator.cluster.TargetClusters;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -65,8 +67,9 @@ import org.slf4j.LoggerFactory;
  * profile or a misconfigured sink is logged in one line naming the object and field and reported in
  * that object's status, and everything else keeps working.
  *
- * <p>This class only composes; each concern is one class: {@link CustomResourceFeed} (the custom
- * resources into the engine), {@link TargetStatuses} and {@link StatusWriter} (status back out),
+ * <p>This class only composes; each concern is one class: one feed per kind ({@link
+ * ProfileFeed}, {@link SinkFeed}, {@link TargetFeed}, {@link ClusterFeed}: the custom resources
+ * into the engine), {@link TargetStatuses} and {@link StatusWriter} (status back out),
  * {@link Leadership} (what gaining and losing the lead does), {@link InventorySweep} and {@link
  * InventoryObjectSink} (KollectInventory objects), {@link OperatorHttp} (endpoints).
  */
@@ -95,7 +98,11 @@ public final class KollectOperator implements AutoCloseable {
   private final LeaderFlag leaderFlag = new LeaderFlag();
   private final TargetStatuses targetStatuses;
   private final InventorySweep sweep;
-  private final CustomResourceFeed feed;
+  /** Problems of the Kollect resources, said once: a new leader records the missing Events. */
+  private final ProblemReports problems;
+  private final ProfileFeed profileFeed;
+  private final SinkFeed sinkFeed;
+  private final TargetFeed targetFeed;
   private final Leadership leadership;
   private final ProfileLifecycle profileLifecycle;
   /** Remote clusters: their clients' shared stack and their feed. */
@@ -196,7 +203,7 @@ public final class KollectOperator implements AutoCloseable {
     this.sweep = new InventorySweep(InventorySweep.clusterApi(client, inventoryObjects),
         targets::target, writer::execute,
         inv -> ShardNames.foreign(config.shard(), InventoryObjectSink.shardOf(inv)));
-    ProblemReports problems = new ProblemReports(new ProblemEvents(client)::warn, writer,
+    this.problems = new ProblemReports(new ProblemEvents(client)::warn, writer,
         leaderFlag::isLeader);
     ControllerRevisionHistory history =
         new ControllerRevisionHistory(client, config.operatorNamespace());
@@ -206,11 +213,13 @@ public final class KollectOperator implements AutoCloseable {
     FeedContext feeds = new FeedContext(client, engine, statusWriter, problems, metrics,
         leaderFlag::isLeader, config.namespaceFilter(), config.watch().resyncPeriod().toMillis(),
         clock);
-    this.feed = CustomResourceFeed.builder(feeds)
-        .sinkTranslation(new SinkTranslation(client))
+    // Profiles and sinks read the targets' cache; targets ask the profiles for their profileRef.
+    this.profileFeed = new ProfileFeed(feeds, profileLifecycle, targets::list);
+    this.sinkFeed = new SinkFeed(feeds, new SinkTranslation(client), targets::list);
+    this.targetFeed = TargetFeed.builder(feeds)
         .targets(targets)
         .reconcileRequests(reconcileRequests)
-        .profileInput(profileLifecycle)
+        .profileCheck(profileFeed::reportMissingProfile)
         .targetClusters(targetClusters::of)
         .targetHooks(targetHooks(sweep, targetStatuses))
         .extraSinks(config.export().stdoutRecords().isPresent() ? List.of(STDOUT_SINK)
@@ -218,7 +227,7 @@ public final class KollectOperator implements AutoCloseable {
         .defaultServiceAccount(config.tenancy().defaultServiceAccount())
         .build();
     this.clusterFeed = new ClusterFeed(feeds, clusterCatalog, targetClusters, clusterConnections,
-        remoteClients, feed::retarget);
+        remoteClients, targetFeed::retarget);
     this.leadership = new Leadership(leadershipSteps(), writer, config.leaderElection().enabled()
         ? (onLeadership, onObserved) -> new LeaderElection(client,
             config.leaderElection().forShard(config.shard()), onLeadership, onObserved)
@@ -229,9 +238,9 @@ public final class KollectOperator implements AutoCloseable {
   }
 
   /** What a target's change means to its inventory objects and its status. */
-  private static CustomResourceFeed.TargetHooks targetHooks(InventorySweep sweep,
+  private static TargetFeed.TargetHooks targetHooks(InventorySweep sweep,
       TargetStatuses statuses) {
-    return new CustomResourceFeed.TargetHooks() {
+    return new TargetFeed.TargetHooks() {
       @Override
       public void withoutInventory(TargetId id) {
         sweep.targetWithoutInventory(id);
@@ -277,7 +286,9 @@ public final class KollectOperator implements AutoCloseable {
       @Override
       public void catchUp() {
         sweep.sweep();
-        feed.reportAll();
+        problems.recordMissingEvents();
+        profileFeed.reportAll();
+        sinkFeed.reportAll();
         clusterFeed.reportAll();
         targetStatuses.requestAll();
       }
@@ -308,11 +319,14 @@ public final class KollectOperator implements AutoCloseable {
     }
     leadership.start();
     clusterFeed.start();
-    feed.start();
+    // Profiles and sinks first, so that targets are not reported as naming missing ones.
+    profileFeed.start();
+    sinkFeed.start();
+    targetFeed.start();
     leadership.listed();
     sinkRecheck.scheduleWithFixedDelay(() -> {
       try {
-        feed.recheckSinks();
+        sinkFeed.recheck();
       } catch (RuntimeException e) {
         log.warn("sink health check failed: {}", e.toString());
       }
@@ -340,7 +354,8 @@ public final class KollectOperator implements AutoCloseable {
   /** Why this instance is not ready, one short line each; empty when it is. */
   List<String> notReadyReasons() {
     List<String> reasons = new ArrayList<>();
-    if (!feed.listed() || !clusterFeed.listed()) {
+    if (!profileFeed.listed() || !sinkFeed.listed() || !targetFeed.listed()
+        || !clusterFeed.listed()) {
       reasons.add("Kollect resources not listed yet");
     } else if (!engine.isReady()) {
       reasons.add("informers not synced");
@@ -349,7 +364,7 @@ public final class KollectOperator implements AutoCloseable {
       reasons.add("leadership state not known yet");
     } else if (leadership.isLeader()) {
       // A target reports once its reconcile ran with export on, which loads its checkpoints.
-      long loading = feed.engineTargets().stream()
+      long loading = targetFeed.engineTargets().stream()
           .filter(id -> !targetStatuses.reportedWhileLeading(id)).count();
       if (loading > 0) {
         reasons.add("checkpoints of " + loading + " target(s) not loaded yet");
@@ -417,7 +432,9 @@ public final class KollectOperator implements AutoCloseable {
    */
   @Override
   public void close() {
-    feed.close();
+    targetFeed.close();
+    sinkFeed.close();
+    profileFeed.close();
     profileLifecycle.close();
     clusterFeed.close();
     sinkRecheck.shutdownNow();

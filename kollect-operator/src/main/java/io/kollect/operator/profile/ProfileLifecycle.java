@@ -10,7 +10,6 @@ import io.kollect.core.lifecycle.ProfileState;
 import io.kollect.extract.ProfileSpec;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.status.ProblemReports;
-import io.kollect.operator.targets.CustomResourceFeed;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * permission on ControllerRevisions) it is retried after {@link #RETRY}, and the inventory does not
  * wait for it (see {@link #put}).
  */
-public final class ProfileLifecycle implements CustomResourceFeed.ProfileInput, AutoCloseable {
+public final class ProfileLifecycle implements ProfileFeed.ProfileInput, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ProfileLifecycle.class);
   static final Duration RETRY = Duration.ofSeconds(10);

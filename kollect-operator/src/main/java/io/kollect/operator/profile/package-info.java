@@ -1,5 +1,6 @@
 /**
- * KollectProfiles and their lifecycle: every profile event goes through the engine's
+ * KollectProfiles and their lifecycle: their feed into the engine and the report of targets naming
+ * a missing one ({@link io.kollect.operator.profile.ProfileFeed}); every profile event goes through the engine's
  * {@code ProfileExperiments} ({@link io.kollect.operator.profile.ProfileLifecycle}) with revisions
  * kept as ControllerRevisions ({@link io.kollect.operator.profile.ControllerRevisionHistory}), the
  * lifecycle state read from and written to the profile's status ({@link

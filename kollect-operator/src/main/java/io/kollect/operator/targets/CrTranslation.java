@@ -44,7 +44,7 @@ public final class CrTranslation {
   }
 
   /** The engine's name of a KollectSink: {@code namespace/name} (sinks are namespaced). */
-  static String sinkName(String namespace, String name) {
+  public static String sinkName(String namespace, String name) {
     return namespace + "/" + name;
   }
 

@@ -38,7 +38,7 @@ public final class KollectTargets {
   }
 
   /** Every readable KollectTarget. */
-  List<KollectTarget> list() {
+  public List<KollectTarget> list() {
     KindWatch<KollectTarget> w = watch;
     return w == null ? List.of() : w.list();
   }
