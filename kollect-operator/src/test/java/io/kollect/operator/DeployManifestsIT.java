@@ -20,9 +20,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The shipped kustomize layout under {@code deploy/} is accepted by a real API server (server-side
@@ -31,19 +30,7 @@ import org.junit.jupiter.api.Test;
 public class DeployManifestsIT {
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-  private static TestCluster cluster;
-
-  @BeforeAll
-  static void startCluster() {
-    cluster = TestCluster.start();
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension static final PerClassCluster api = PerClassCluster.bare();
 
   public static Path deployDir() {
     return Path.of(System.getProperty("kollect.deploy.dir", "../deploy")).toAbsolutePath().normalize();
@@ -97,7 +84,7 @@ public class DeployManifestsIT {
         .redirectErrorStream(true).start();
     String rendered = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     assertThat(p.waitFor()).as(rendered).isZero();
-    List<HasMetadata> objects = cluster.client().load(new java.io.ByteArrayInputStream(
+    List<HasMetadata> objects = api.cluster().client().load(new java.io.ByteArrayInputStream(
         rendered.getBytes(java.nio.charset.StandardCharsets.UTF_8))).items();
     assertThat(objects).hasSize(kustomizedFiles(deployDir()).size());
     Deployment d = objects.stream().filter(Deployment.class::isInstance).map(Deployment.class::cast)
@@ -106,18 +93,18 @@ public class DeployManifestsIT {
         .isEqualTo("kollect:0.1.0-SNAPSHOT");
     for (HasMetadata o : objects) {
       if (o instanceof Namespace ns) {
-        cluster.client().resource(ns).serverSideApply();
+        api.cluster().client().resource(ns).serverSideApply();
       }
     }
     for (HasMetadata o : objects) {
-      cluster.client().resource(o).dryRun().fieldManager("kollect-deploy-it").forceConflicts()
+      api.cluster().client().resource(o).dryRun().fieldManager("kollect-deploy-it").forceConflicts()
           .serverSideApply();
     }
   }
 
   @Test
   void everyShippedManifestIsAcceptedByTheApiServer() throws IOException {
-    KubernetesClient client = cluster.client();
+    KubernetesClient client = api.cluster().client();
     List<HasMetadata> objects = new ArrayList<>();
     for (Path file : kustomizedFiles(deployDir())) {
       try (InputStream in = Files.newInputStream(file)) {
@@ -148,7 +135,7 @@ public class DeployManifestsIT {
     List<CustomResourceDefinition> crds = new ArrayList<>();
     for (Path file : kustomizedFiles(deployDir())) {
       try (InputStream in = Files.newInputStream(file)) {
-        for (HasMetadata o : cluster.client().load(in).items()) {
+        for (HasMetadata o : api.cluster().client().load(in).items()) {
           if (o instanceof Deployment dep) {
             d = dep;
           } else if (o instanceof ClusterRole cr && cr.getMetadata().getName().equals("kollect")) {

@@ -46,18 +46,7 @@ class GuardsOperatorIT {
     client = cluster.client();
     cluster.namespace("kollect-system");
     cluster.namespace("guards");
-    cluster.apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: deployments}
-        spec:
-          resources:
-          - group: apps
-            version: v1
-            kind: Deployment
-            fields:
-            - {name: replicas, path: .spec.replicas}
-        """);
+    cluster.apply(TestCluster.deploymentsProfile());
     operator = TestOperator.on(cluster)
         .trusting("guards", "suspend-target", "suspend-sink", "card", "force")
         .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(200))

@@ -6,19 +6,15 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
-import io.kollect.operator.http.InventoryAuth;
 import io.kollect.operator.inventory.InventoryObjectSink;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One target's problem stays its own, on a real API server: one target's inventory holds a record
@@ -30,19 +26,12 @@ import org.junit.jupiter.api.Test;
 class OperatorIsolationIT {
 
   private static final int BLOB_BYTES = 550_000;
-  private static TestCluster cluster;
-  private static KubernetesClient client;
-  private static KubernetesClient operatorClient;
-  private static KollectOperator operator;
+  @RegisterExtension
+  static final PerClassCluster api = PerClassCluster.withNamespaces("big", "small");
 
   @BeforeAll
-  static void start() throws java.io.IOException {
-    cluster = TestCluster.start();
-    client = cluster.client();
-    cluster.namespace("kollect-system");
-    cluster.namespace("big");
-    cluster.namespace("small");
-    cluster.apply("""
+  static void start() {
+    api.cluster().apply("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectProfile
         metadata: {name: configmaps}
@@ -66,49 +55,31 @@ class OperatorIsolationIT {
         metadata: {name: small, namespace: small}
         spec: {profileRef: configmaps, scope: {namespaces: [small]}, writeInventory: true}
         """);
-    client.configMaps().inNamespace("big").resource(new ConfigMapBuilder()
+    api.client().configMaps().inNamespace("big").resource(new ConfigMapBuilder()
         .withNewMetadata().withName("blob").endMetadata()
         .withData(Map.of("blob", "x".repeat(BLOB_BYTES))).build()).create();
     configMap("big", "plain", "1");
     configMap("small", "settings", "1");
 
-    operatorClient = cluster.newClient();
-    OperatorConfig config = OperatorConfig.builder().clusterName("it").workers(2)
-        .resyncPeriod(Duration.ofHours(1)).inventoryAuth(InventoryAuth.disabled())
-        .operatorNamespace("kollect-system").statusWriteInterval(Duration.ofMillis(500))
-        // not a tenancy test: the platform trusts the namespaces of its targets
-        .tenancy("default", Set.of("kollect-system", "big", "small")).build();
-    operator = new KollectOperator(operatorClient, config);
-    operator.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (operatorClient != null) {
-      operatorClient.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    // not a tenancy test: the platform trusts the namespaces of its targets
+    api.start(TestOperator.on(api.cluster()).trusting("big", "small").configure(c -> c.toBuilder()
+        .workers(2).statusWriteInterval(Duration.ofMillis(500)).build()));
   }
 
   private static void configMap(String ns, String name, String v) {
-    client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder()
+    api.client().configMaps().inNamespace(ns).resource(new ConfigMapBuilder()
         .withNewMetadata().withName(name).endMetadata().withData(Map.of("v", v)).build())
         .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
   }
 
   private static List<JsonNode> inventory(String ns) {
-    return client.resources(KollectInventory.class).inNamespace(ns)
+    return api.client().resources(KollectInventory.class).inNamespace(ns)
         .withLabel(InventoryObjectSink.TARGET_LABEL, ns).list().getItems().stream()
         .flatMap(i -> i.getSpec().records().stream()).toList();
   }
 
   private static Condition condition(String ns, String type) {
-    KollectTarget t = client.resources(KollectTarget.class).inNamespace(ns).withName(ns).get();
+    KollectTarget t = api.client().resources(KollectTarget.class).inNamespace(ns).withName(ns).get();
     if (t == null || t.getStatus() == null || t.getStatus().conditions() == null) {
       return null;
     }
@@ -144,7 +115,7 @@ class OperatorIsolationIT {
           .containsExactly("2");
       assertThat(inventory("big")).extracting(r -> r.at("/fields/v").asText()).containsExactly("2");
     });
-    KollectTarget big = client.resources(KollectTarget.class).inNamespace("big").withName("big")
+    KollectTarget big = api.client().resources(KollectTarget.class).inNamespace("big").withName("big")
         .get();
     assertThat(big.getStatus().inventory().rejected()).singleElement()
         .satisfies(r -> assertThat(r.object()).isEqualTo("ConfigMap big/blob"));

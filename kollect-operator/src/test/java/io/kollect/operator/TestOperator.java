@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -27,6 +28,8 @@ public final class TestOperator implements AutoCloseable {
   private KollectOperator operator;
   /** Requests per second and burst of the operator's client; unlimited when null. */
   private double[] rateLimit;
+  /** Makes the operator's client; the cluster's admin credentials when null. */
+  private Function<TestCluster, KubernetesClient> clientOf;
 
   private TestOperator(TestCluster cluster, OperatorConfig config) {
     this.cluster = cluster;
@@ -59,13 +62,19 @@ public final class TestOperator implements AutoCloseable {
   }
 
   /** Checkpoints in files under {@code dir} ({@code --checkpoint-dir}). */
-  TestOperator checkpointDir(Path dir) {
+  public TestOperator checkpointDir(Path dir) {
     return configure(c -> c.toBuilder().checkpointDir(Optional.of(dir)).build());
   }
 
   /** The operator's client is limited as {@code --kube-api-qps}/{@code --kube-api-burst} do. */
   TestOperator rateLimited(double qps, int burst) {
     rateLimit = new double[] {qps, burst};
+    return this;
+  }
+
+  /** The operator's client is made by {@code clientOf} (e.g. with a token of fewer rights). */
+  public TestOperator clientFrom(Function<TestCluster, KubernetesClient> clientOf) {
+    this.clientOf = clientOf;
     return this;
   }
 
@@ -93,6 +102,9 @@ public final class TestOperator implements AutoCloseable {
   }
 
   private KubernetesClient newClient() {
+    if (clientOf != null) {
+      return clientOf.apply(cluster);
+    }
     if (rateLimit == null) {
       return cluster.newClient();
     }

@@ -165,18 +165,8 @@ public class RunCommandIT {
 
   @Test
   void exportsOneRecordPerExtractedChangeOfInScopeObjectsOnly() throws Exception {
-    cluster.apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: deployments}
-        spec:
-          resources:
-            - group: apps
-              version: v1
-              kind: Deployment
-              fields:
-                - {name: replicas, path: "{.spec.replicas}"}
-                - {name: image, path: "{.spec.template.spec.containers[0].image}"}
+    cluster.apply(TestCluster.deploymentsProfile(
+        "{name: image, path: \"{.spec.template.spec.containers[0].image}\"}") + """
         ---
         apiVersion: kollect.io/v1alpha1
         kind: KollectTarget

@@ -113,6 +113,30 @@ public final class TestCluster implements AutoCloseable {
       ---
       """;
 
+  /**
+   * The cluster-scoped KollectProfile {@code deployments}: Deployments, field {@code replicas} =
+   * {@code spec.replicas}, then {@code moreFields} (YAML flow maps such as {@code {name: image,
+   * path: "..."}}). One document: YAML that follows starts with a separator.
+   */
+  public static String deploymentsProfile(String... moreFields) {
+    StringBuilder yaml = new StringBuilder("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectProfile
+        metadata: {name: deployments}
+        spec:
+          resources:
+            - group: apps
+              version: v1
+              kind: Deployment
+              fields:
+                - {name: replicas, path: "{.spec.replicas}"}
+        """);
+    for (String field : moreFields) {
+      yaml.append("        - ").append(field).append('\n');
+    }
+    return yaml.toString();
+  }
+
   /** Creates the objects of a YAML text (multi-document allowed). */
   public List<HasMetadata> apply(String yaml) {
     List<HasMetadata> items = client().load(new java.io.ByteArrayInputStream(

@@ -6,16 +6,13 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kollect.operator.TestOperator;
-import io.kollect.operator.cluster.TestCluster;
-import io.kollect.operator.crd.KollectSink;
+import io.kollect.operator.PerClassCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Objects this operator cannot read: a KollectSink from a newer CRD (a {@code type} or a field this
@@ -24,19 +21,13 @@ import org.junit.jupiter.api.Test;
  */
 class UnreadableResourceIT {
 
-  private static TestCluster cluster;
-  private static KubernetesClient client;
-  private static TestOperator operator;
+  @RegisterExtension static final PerClassCluster api = PerClassCluster.withNamespaces("team");
 
   @BeforeAll
-  static void start() throws Exception {
-    cluster = TestCluster.start();
-    client = cluster.client();
-    cluster.namespace("kollect-system");
-    cluster.namespace("team");
+  static void start() {
     // A newer KollectSink CRD: any type, unknown fields kept.
-    client.apiextensions().v1().customResourceDefinitions().withName("kollectsinks.kollect.io")
-        .edit(crd -> {
+    api.client().apiextensions().v1().customResourceDefinitions()
+        .withName("kollectsinks.kollect.io").edit(crd -> {
           JSONSchemaProps spec = crd.getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema()
               .getProperties().get("spec");
           spec.getProperties().get("type").setEnum(null);
@@ -44,42 +35,32 @@ class UnreadableResourceIT {
           spec.getProperties().get("http").setXKubernetesPreserveUnknownFields(true);
           return crd;
         });
-    operator = TestOperator.on(cluster).start();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    api.start();
   }
 
   private static Condition condition(String name, String type) {
-    GenericKubernetesResource sink = client.genericKubernetesResources("kollect.io/v1alpha1",
-        "KollectSink")
-        .inNamespace("team").withName(name).get();
+    GenericKubernetesResource sink = api.client()
+        .genericKubernetesResources("kollect.io/v1alpha1", "KollectSink").inNamespace("team")
+        .withName(name).get();
     if (sink == null || !(sink.getAdditionalProperties().get("status") instanceof Map<?, ?> status)
         || !(status.get("conditions") instanceof List<?> conditions)) {
       return null;
     }
     return conditions.stream()
-        .map(c -> client.getKubernetesSerialization().convertValue(c, Condition.class))
+        .map(c -> api.client().getKubernetesSerialization().convertValue(c, Condition.class))
         .filter(c -> type.equals(c.getType())).findFirst().orElse(null);
   }
 
   @Test
   void aSinkOfAnUnknownTypeOrWithAnUnknownFieldIsReportedAndTheWatchGoesOn() {
-    await().atMost(Duration.ofSeconds(30)).until(() -> operator.operator().isReady());
-    cluster.apply("""
+    await().atMost(Duration.ofSeconds(30)).until(() -> api.operator().operator().isReady());
+    api.cluster().apply("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink
         metadata: {name: future, namespace: team}
         spec: {type: nats, nats: {subject: inventory}}
         """);
-    cluster.apply("""
+    api.cluster().apply("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink
         metadata: {name: mtls, namespace: team}
@@ -99,14 +80,14 @@ class UnreadableResourceIT {
             .contains("spec.http.mtlsProfile: unknown field"));
 
     // The watch of the kind goes on: a sink created later is seen and configured.
-    cluster.apply("""
+    api.cluster().apply("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink
         metadata: {name: later, namespace: team}
         spec: {type: stdout}
         """);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      KollectSink later = client.resources(KollectSink.class).inNamespace("team")
+      KollectSink later = api.client().resources(KollectSink.class).inNamespace("team")
           .withName("later").get();
       assertThat(later.getStatus()).isNotNull();
       assertThat(later.getStatus().conditions()).anySatisfy(c -> {
@@ -115,7 +96,7 @@ class UnreadableResourceIT {
       });
     });
     // And a sink fixed to a known type reads again.
-    cluster.apply("""
+    api.cluster().apply("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink
         metadata: {name: future, namespace: team}

@@ -6,17 +6,13 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kollect.operator.KollectOperator;
-import io.kollect.operator.OperatorConfig;
+import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
-import io.kollect.operator.http.InventoryAuth;
 import io.kollect.testing.TestApiServer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,8 +28,7 @@ class InventoryWriteFailureIT {
   private static final String TOKEN = "inventory-write-failure-token";
   private static TestCluster cluster;
   private static KubernetesClient admin;
-  private static KubernetesClient operatorClient;
-  private static KollectOperator operator;
+  private static TestOperator operator;
 
   @TempDir static Path tmp;
 
@@ -42,7 +37,7 @@ class InventoryWriteFailureIT {
     cluster = TestCluster.start(TestApiServer.builder().tokenUser(TOKEN, "limited-operator"));
     admin = cluster.client();
     cluster.namespace("shop");
-    cluster.apply("""
+    cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: rbac.authorization.k8s.io/v1
         kind: ClusterRole
         metadata: {name: limited-operator}
@@ -76,15 +71,6 @@ class InventoryWriteFailureIT {
         subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: limited-operator}]
         ---
         apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: configmaps}
-        spec:
-          resources:
-            - version: v1
-              kind: ConfigMap
-              fields: [{name: v, path: "{.data.v}"}]
-        ---
-        apiVersion: kollect.io/v1alpha1
         kind: KollectTarget
         metadata: {name: shop, namespace: shop}
         spec: {profileRef: configmaps, scope: {namespaces: [shop]}, writeInventory: true}
@@ -94,23 +80,17 @@ class InventoryWriteFailureIT {
         metadata: {name: settings, namespace: shop}
         data: {v: "1"}
         """);
-    operatorClient = cluster.clientForToken(TOKEN);
-    operator = new KollectOperator(operatorClient, OperatorConfig.builder().clusterName("it")
-        .workers(1).resyncPeriod(Duration.ofHours(1)).inventoryAuth(InventoryAuth.disabled())
-        .checkpointDir(Optional.of(tmp)).operatorNamespace("kollect-system")
-        .statusWriteInterval(Duration.ofMillis(500))
-        // this test is about inventory writes, not the tenant boundary: the platform trusts shop
-        .tenancy("default", Set.of("kollect-system", "shop")).build());
-    operator.start();
+    // this test is about inventory writes, not the tenant boundary: the platform trusts shop
+    operator = TestOperator.on(cluster).trusting("shop").checkpointDir(tmp)
+        .clientFrom(c -> c.clientForToken(TOKEN))
+        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(500)).build())
+        .start();
   }
 
   @AfterAll
   static void stop() {
     if (operator != null) {
       operator.close();
-    }
-    if (operatorClient != null) {
-      operatorClient.close();
     }
     if (cluster != null) {
       cluster.close();

@@ -48,17 +48,7 @@ class LeaderElectionIT {
     cluster = TestCluster.start();
     cluster.namespace("apps");
     cluster.namespace("kollect-system");
-    cluster.apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: deployments}
-        spec:
-          resources:
-            - group: apps
-              version: v1
-              kind: Deployment
-              fields:
-                - {name: replicas, path: "{.spec.replicas}"}
+    cluster.apply(TestCluster.deploymentsProfile() + """
         ---
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink

@@ -15,15 +15,22 @@ import io.kollect.operator.leader.LeaderElectionSettings;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * What the shard-liveness tests run against: one API server, {@value #OBJECTS} ConfigMaps in
- * {@value #NS} read by target {@code apps/t}, and sharded operators with leader election on short
- * Leases ({@link #LEASE}), so a crashed shard's Lease expires within seconds.
+ * What the shard-liveness tests run against, for one IT class (a JUnit extension: register it as
+ * a static field): one API server, {@value #OBJECTS} ConfigMaps in {@value #NS} read by target
+ * {@code apps/t}, and sharded operators with leader election on short Leases ({@link #LEASE}), so
+ * a crashed shard's Lease expires within seconds. The operators it starts are stopped with it
+ * (stopping one twice is harmless).
  */
-final class LeaderElectedShards implements AutoCloseable {
+final class LeaderElectedShards implements BeforeAllCallback, AfterAllCallback {
 
   static final String NS = "apps";
   static final int OBJECTS = 10;
@@ -36,15 +43,12 @@ final class LeaderElectedShards implements AutoCloseable {
   static final Duration DETECTION = LEASE.plus(ShardLeases.SKEW_GRACE).plus(WRITE_INTERVAL)
       .plusSeconds(2);
 
-  final TestCluster cluster;
+  private final List<TestOperator> operators = new ArrayList<>();
+  private TestCluster cluster;
 
-  private LeaderElectedShards(TestCluster cluster) {
-    this.cluster = cluster;
-  }
-
-  static LeaderElectedShards start() {
-    LeaderElectedShards world = new LeaderElectedShards(TestCluster.start());
-    TestCluster cluster = world.cluster;
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    cluster = TestCluster.start();
     cluster.namespace("kollect-system");
     cluster.namespace(NS);
     for (int i = 0; i < OBJECTS; i++) {
@@ -60,19 +64,19 @@ final class LeaderElectedShards implements AutoCloseable {
           profileRef: configmaps
           scope: {namespaces: [apps]}
         """);
-    return world;
   }
 
   /** An operator of {@code shard}, leader-elected as {@code identity}. */
   TestOperator shard(String identity, Shard shard) {
-    return TestOperator.on(cluster).trusting(NS)
+    TestOperator operator = TestOperator.on(cluster).trusting(NS)
         .configure(c -> c.toBuilder()
             .leaderElection(new LeaderElectionSettings(true, "kollect-system", "kollect-leader",
                 identity, LEASE, Duration.ofSeconds(3), Duration.ofMillis(500)))
             .stdoutRecords(Optional.empty()).shard(shard).build())
         .configure(c -> c.toBuilder().statusWriteInterval(WRITE_INTERVAL).build())
-        .stdout(new PrintStream(OutputStream.nullOutputStream(), true))
-        .start();
+        .stdout(new PrintStream(OutputStream.nullOutputStream(), true));
+    operators.add(operator);
+    return operator.start();
   }
 
   /** A crash: the client dies first, so the Lease is never released. */
@@ -113,7 +117,10 @@ final class LeaderElectedShards implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    cluster.close();
+  public void afterAll(ExtensionContext context) {
+    operators.forEach(TestOperator::close);
+    if (cluster != null) {
+      cluster.close();
+    }
   }
 }

@@ -6,15 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kollect.core.Shard;
-import io.kollect.operator.TestOperator;
-import io.kollect.operator.cluster.TestCluster;
-import io.kollect.testing.SequencedRecordReceiver;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A shard count change, in the operator with its default checkpoint store
@@ -31,34 +27,15 @@ class ShardHandoverIT {
   private static final int OBJECTS = 30;
   private static final Duration CONVERGE = Duration.ofSeconds(60);
 
-  private static ShardedConfigMaps world;
-  private static TestCluster cluster;
-  private static SequencedRecordReceiver receiver;
-  private static final List<TestOperator> operators = new ArrayList<>();
-
-  @BeforeAll
-  static void start() throws Exception {
-    world = ShardedConfigMaps.start(NS, OBJECTS, false);
-    cluster = world.cluster;
-    receiver = world.receiver;
-  }
-
-  @AfterAll
-  static void stop() {
-    stopOperators();
-    world.close();
-  }
+  @RegisterExtension
+  static final ShardedConfigMaps world = new ShardedConfigMaps(NS, OBJECTS, false);
 
   private static void startShard(Shard shard) {
-    operators.add(TestOperator.on(cluster).trusting(NS)
-        .configure(c -> c.toBuilder().shard(shard).statusWriteInterval(Duration.ofMillis(300))
-            .build())
-        .start());
+    world.startShard(shard, operator -> operator);
   }
 
   private static void stopOperators() {
-    operators.forEach(TestOperator::close);
-    operators.clear();
+    world.stopShards();
   }
 
   @Test
@@ -76,8 +53,8 @@ class ShardHandoverIT {
         .filter(n -> owner(3, n) < 2 && owner(3, n) != owner(2, n)).findFirst().orElseThrow();
     String changed = names.stream().filter(n -> owner(3, n) == 2 && !n.equals(toNewShard))
         .findFirst().orElseThrow();
-    cluster.client().configMaps().inNamespace(APPS).withName(toNewShard).delete();
-    cluster.client().configMaps().inNamespace(APPS).withName(betweenOld).delete();
+    world.cluster().client().configMaps().inNamespace(APPS).withName(toNewShard).delete();
+    world.cluster().client().configMaps().inNamespace(APPS).withName(betweenOld).delete();
     world.configMap(changed, "changed");
     world.configMap("cm-created", "new");
     await().atMost(CONVERGE).until(() -> !world.clusterState().containsKey(toNewShard)
@@ -95,6 +72,6 @@ class ShardHandoverIT {
         .untilAsserted(() -> assertThat(world.folded()).isEqualTo(world.clusterState()));
     assertThat(world.folded()).doesNotContainKeys(toNewShard, betweenOld)
         .containsEntry(changed, "changed").containsEntry("cm-created", "new");
-    assertThat(receiver.unsequenced()).isZero();
+    assertThat(world.receiver().unsequenced()).isZero();
   }
 }

@@ -11,9 +11,8 @@ import static org.awaitility.Awaitility.await;
 import io.kollect.core.Shard;
 import io.kollect.operator.TestOperator;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * With leader election, shard 0 judges the other shards by their Leases. A shard whose
@@ -24,25 +23,11 @@ import org.junit.jupiter.api.Test;
  */
 class ShardLivenessIT {
 
-  private static LeaderElectedShards world;
-  private static TestOperator shard0;
-
-  @BeforeAll
-  static void startCluster() {
-    world = LeaderElectedShards.start();
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (shard0 != null) {
-      shard0.close();
-    }
-    world.close();
-  }
+  @RegisterExtension static final LeaderElectedShards world = new LeaderElectedShards();
 
   @Test
   void aShardWithoutLeaderMakesTheTargetNotReadyWithinItsLeaseAndReadyAgainWhenItLeads() {
-    shard0 = world.shard("s0", new Shard(2, 0));
+    TestOperator shard0 = world.shard("s0", new Shard(2, 0));
     TestOperator shard1 = world.shard("s1", new Shard(2, 1));
     world.awaitReady();
 

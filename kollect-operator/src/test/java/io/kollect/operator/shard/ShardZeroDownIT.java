@@ -10,9 +10,8 @@ import static org.awaitility.Awaitility.await;
 import io.kollect.core.Shard;
 import io.kollect.operator.TestOperator;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The top level of a sharded target does not go stale while shard 0 is down. When shard
@@ -22,32 +21,17 @@ import org.junit.jupiter.api.Test;
  */
 class ShardZeroDownIT {
 
-  private static LeaderElectedShards world;
-  private static TestOperator shard0;
-
-  @BeforeAll
-  static void startCluster() {
-    world = LeaderElectedShards.start();
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (shard0 != null) {
-      shard0.close();
-    }
-    world.close();
-  }
+  @RegisterExtension static final LeaderElectedShards world = new LeaderElectedShards();
 
   @Test
   void shardOneWritesTheTopLevelNamingShardZeroWhileShardZeroIsDownAndShardZeroTakesItBack() {
-    shard0 = world.shard("s0", new Shard(2, 0));
+    TestOperator shard0 = world.shard("s0", new Shard(2, 0));
     TestOperator shard1 = world.shard("s1", new Shard(2, 1));
     world.awaitReady();
 
     // ---- shard 0 crashes: only shard 1 can write now ------------------------------------------
     LeaderElectedShards.crash(shard0);
     long crashedAt = System.nanoTime();
-    shard0 = null;
     assertThat(world.lease(0).getSpec().getHolderIdentity()).as("a crash leaves the Lease held")
         .isEqualTo("s0");
     await().atMost(DETECTION).untilAsserted(() -> {

@@ -4,45 +4,84 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.kollect.core.Shard;
+import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.testing.SequencedRecordReceiver;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * What the sharded-operator tests run against: one API server; ConfigMaps {@code cm-0..cm-(n-1)}
- * (field {@code v} = {@code data.v}) in namespace {@value #APPS}; the {@code configmaps} profile;
- * and, in a namespace of the test's own, an http KollectSink {@code hook} that delivers to a
- * {@link SequencedRecordReceiver} and a KollectTarget {@code t} that reads {@value #APPS}.
+ * What the sharded-operator tests run against, for one IT class (a JUnit extension: register it
+ * as a static field): one API server; ConfigMaps {@code cm-0..cm-(n-1)} (field {@code v} = {@code
+ * data.v}) in namespace {@value #APPS}; the {@code configmaps} profile; and, in a namespace of the
+ * test's own, an http KollectSink {@code hook} that delivers to a {@link SequencedRecordReceiver}
+ * and a KollectTarget {@code t} that reads {@value #APPS}. The shards' operators it starts are
+ * stopped with it.
  */
-final class ShardedConfigMaps implements AutoCloseable {
+final class ShardedConfigMaps implements BeforeAllCallback, AfterAllCallback {
 
   static final String APPS = "apps";
 
-  final TestCluster cluster;
-  final SequencedRecordReceiver receiver;
-
-  private ShardedConfigMaps(TestCluster cluster, SequencedRecordReceiver receiver) {
-    this.cluster = cluster;
-    this.receiver = receiver;
-  }
+  private final String namespace;
+  private final int objects;
+  private final boolean writeInventory;
+  private final List<TestOperator> operators = new ArrayList<>();
+  private TestCluster cluster;
+  private SequencedRecordReceiver receiver;
 
   /**
-   * Starts the API server and the receiver and creates the objects.
-   *
    * @param namespace the target's and the sink's namespace
    * @param writeInventory whether the target also writes KollectInventory objects
    */
-  static ShardedConfigMaps start(String namespace, int objects, boolean writeInventory)
-      throws Exception {
-    ShardedConfigMaps world = new ShardedConfigMaps(TestCluster.start(),
-        new SequencedRecordReceiver());
-    TestCluster cluster = world.cluster;
+  ShardedConfigMaps(String namespace, int objects, boolean writeInventory) {
+    this.namespace = namespace;
+    this.objects = objects;
+    this.writeInventory = writeInventory;
+  }
+
+  TestCluster cluster() {
+    return cluster;
+  }
+
+  SequencedRecordReceiver receiver() {
+    return receiver;
+  }
+
+  /**
+   * Starts the operator of {@code shard}, trusting the target's namespace, statuses written every
+   * 300 ms, with what {@code more} changes.
+   */
+  TestOperator startShard(Shard shard, UnaryOperator<TestOperator> more) {
+    TestOperator operator = more.apply(TestOperator.on(cluster).trusting(namespace)
+        .configure(c -> c.toBuilder().shard(shard).statusWriteInterval(Duration.ofMillis(300))
+            .build()));
+    operators.add(operator.start());
+    return operator;
+  }
+
+  /** Stops every shard's operator started so far. */
+  void stopShards() {
+    operators.forEach(TestOperator::close);
+    operators.clear();
+  }
+
+  /** Starts the API server and the receiver and creates the objects. */
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    receiver = new SequencedRecordReceiver();
+    cluster = TestCluster.start();
     cluster.namespace("kollect-system");
     cluster.namespace(APPS);
     cluster.namespace(namespace);
     for (int i = 0; i < objects; i++) {
-      world.configMap("cm-" + i, "v" + i);
+      configMap("cm-" + i, "v" + i);
     }
     cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: kollect.io/v1alpha1
@@ -61,8 +100,7 @@ final class ShardedConfigMaps implements AutoCloseable {
           scope: {namespaces: [%3$s]}
           sinkRefs: [hook]
           writeInventory: %4$s
-        """.formatted(namespace, world.receiver.uri(), APPS, writeInventory));
-    return world;
+        """.formatted(namespace, receiver.uri(), APPS, writeInventory));
   }
 
   /** Creates or updates ConfigMap {@code name} in {@value #APPS} with {@code data.v}. */
@@ -106,8 +144,13 @@ final class ShardedConfigMaps implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    receiver.close();
-    cluster.close();
+  public void afterAll(ExtensionContext context) {
+    stopShards();
+    if (receiver != null) {
+      receiver.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
   }
 }

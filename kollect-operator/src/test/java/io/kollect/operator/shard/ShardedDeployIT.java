@@ -12,7 +12,7 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.kollect.operator.DeployManifestsIT;
-import io.kollect.operator.cluster.TestCluster;
+import io.kollect.operator.PerClassCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,27 +20,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The {@code deploy/sharded/} overlay renders with kubectl and is accepted. */
 class ShardedDeployIT {
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-  private static TestCluster cluster;
-
-  @BeforeAll
-  static void startCluster() {
-    cluster = TestCluster.start();
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension static final PerClassCluster api = PerClassCluster.bare();
 
   private static Path overlay() {
     return DeployManifestsIT.deployDir().resolve("sharded");
@@ -74,7 +61,7 @@ class ShardedDeployIT {
         .redirectErrorStream(true).start();
     String rendered = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor()).as(rendered).isZero();
-    List<HasMetadata> objects = cluster.client().load(new java.io.ByteArrayInputStream(
+    List<HasMetadata> objects = api.cluster().client().load(new java.io.ByteArrayInputStream(
         rendered.getBytes(StandardCharsets.UTF_8))).items();
 
     assertThat(objects).noneMatch(Deployment.class::isInstance);
@@ -94,11 +81,11 @@ class ShardedDeployIT {
 
     for (HasMetadata o : objects) {
       if (o instanceof Namespace ns) {
-        cluster.client().resource(ns).serverSideApply();
+        api.cluster().client().resource(ns).serverSideApply();
       }
     }
     for (HasMetadata o : objects) {
-      cluster.client().resource(o).dryRun().fieldManager("kollect-deploy-it").forceConflicts()
+      api.cluster().client().resource(o).dryRun().fieldManager("kollect-deploy-it").forceConflicts()
           .serverSideApply();
     }
   }

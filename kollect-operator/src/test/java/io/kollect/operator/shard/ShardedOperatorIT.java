@@ -11,12 +11,10 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.kollect.core.Shard;
 import io.kollect.operator.TestOperator;
 import io.kollect.operator.checkpoint.ConfigMapCheckpointStore;
-import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.crd.KollectTargetStatus;
 import io.kollect.operator.http.BindAddress;
-import io.kollect.testing.SequencedRecordReceiver;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -32,9 +30,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Sharding across replicas, in the operator: operators given {@code --total-shards N
@@ -49,41 +46,25 @@ class ShardedOperatorIT {
   private static final int OBJECTS = 40;
   private static final Duration CONVERGE = Duration.ofSeconds(60);
 
-  private static ShardedConfigMaps world;
-  private static TestCluster cluster;
-  private static SequencedRecordReceiver receiver;
+  @RegisterExtension
+  static final ShardedConfigMaps world = new ShardedConfigMaps(NS, OBJECTS, true);
+  /** The shards' operators, by start order. */
   private static final List<TestOperator> operators = new ArrayList<>();
   private static final List<ByteArrayOutputStream> printed = new ArrayList<>();
-
-  @BeforeAll
-  static void start() throws Exception {
-    world = ShardedConfigMaps.start(NS, OBJECTS, true);
-    cluster = world.cluster;
-    receiver = world.receiver;
-  }
-
-  @AfterAll
-  static void stop() {
-    stopOperators();
-    world.close();
-  }
 
   private static void startShards(int total) {
     for (int i = 0; i < total; i++) {
       Shard shard = new Shard(total, i);
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       printed.add(out);
-      operators.add(TestOperator.on(cluster).trusting(NS)
-          .configure(c -> c.toBuilder().shard(shard).statusWriteInterval(Duration.ofMillis(300))
-              .build())
+      operators.add(world.startShard(shard, operator -> operator
           .configure(c -> c.toBuilder().metricsAddress(BindAddress.loopback(0)).build())
-          .stdout(new PrintStream(out, true, StandardCharsets.UTF_8))
-          .start());
+          .stdout(new PrintStream(out, true, StandardCharsets.UTF_8))));
     }
   }
 
   private static void stopOperators() {
-    operators.forEach(TestOperator::close);
+    world.stopShards();
     operators.clear();
   }
 
@@ -109,7 +90,7 @@ class ShardedOperatorIT {
   /** Records in an inventory object, by object name then record name. */
   private static Map<String, Set<String>> inventoryObjects() {
     Map<String, Set<String>> out = new HashMap<>();
-    for (KollectInventory inv : cluster.client().resources(KollectInventory.class)
+    for (KollectInventory inv : world.cluster().client().resources(KollectInventory.class)
         .inNamespace(NS).list().getItems()) {
       Set<String> names = new HashSet<>();
       if (inv.getSpec() != null && inv.getSpec().records() != null) {
@@ -140,7 +121,7 @@ class ShardedOperatorIT {
    * objects, and at the top level the total of all shards, Ready.
    */
   private static void assertStatusPerShard(int total, Set<String> names) {
-    KollectTarget t = cluster.client().resources(KollectTarget.class).inNamespace(NS)
+    KollectTarget t = world.cluster().client().resources(KollectTarget.class).inNamespace(NS)
         .withName("t").get();
     KollectTargetStatus status = t.getStatus();
     assertThat(status).isNotNull();
@@ -186,7 +167,8 @@ class ShardedOperatorIT {
     await().atMost(CONVERGE).untilAsserted(() -> assertThat(inventoryObjects()).isEqualTo(Map.of(
         "t-shard-0-0", ownedBy(new Shard(2, 0), names),
         "t-shard-1-0", ownedBy(new Shard(2, 1), names))));
-    List<ConfigMap> checkpoints = cluster.client().configMaps().inNamespace("kollect-system")
+    List<ConfigMap> checkpoints = world.cluster().client().configMaps()
+        .inNamespace("kollect-system")
         .withLabel(ConfigMapCheckpointStore.LABEL).list().getItems();
     assertThat(checkpoints).isNotEmpty().allSatisfy(cm -> {
       String shard = cm.getMetadata().getLabels().get(ShardNames.SHARD_LABEL);
@@ -210,7 +192,7 @@ class ShardedOperatorIT {
     assertThat(world.folded()).isEqualTo(world.clusterState());
     // churn after the move: a change, a delete and a new object reach their new owners
     world.configMap("cm-1", "changed");
-    cluster.client().configMaps().inNamespace(APPS).withName("cm-2").delete();
+    world.cluster().client().configMaps().inNamespace(APPS).withName("cm-2").delete();
     world.configMap("cm-new", "fresh");
     await().atMost(CONVERGE)
         .untilAsserted(() -> assertThat(world.folded()).isEqualTo(world.clusterState()));
@@ -241,6 +223,6 @@ class ShardedOperatorIT {
     assertThat(keptByZero).isNotEmpty();
     assertThat(printedBy(before).stream().map(r -> r.path("name").asText()))
         .doesNotContainAnyElementsOf(keptByZero);
-    assertThat(receiver.unsequenced()).isZero();
+    assertThat(world.receiver().unsequenced()).isZero();
   }
 }

@@ -5,15 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.kollect.operator.TestOperator;
-import io.kollect.operator.cluster.TestCluster;
+import io.kollect.operator.PerClassCluster;
 import io.kollect.operator.crd.KollectSink;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Sink settings checked on a real API server: a sink port outside 1-65535 is refused by the CRD
@@ -22,31 +20,16 @@ import org.junit.jupiter.api.Test;
  */
 class SinkStatusIT {
 
-  private static TestCluster cluster;
-  private static KubernetesClient client;
-  private static TestOperator operator;
+  @RegisterExtension static final PerClassCluster api = PerClassCluster.withNamespaces("team");
 
   @BeforeAll
-  static void start() throws Exception {
-    cluster = TestCluster.start();
-    client = cluster.client();
-    cluster.namespace("kollect-system");
-    cluster.namespace("team");
-    operator = TestOperator.on(cluster).start();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+  static void start() {
+    api.start();
   }
 
   private static Condition ready(String name) {
-    KollectSink sink = client.resources(KollectSink.class).inNamespace("team").withName(name).get();
+    KollectSink sink = api.client().resources(KollectSink.class).inNamespace("team")
+        .withName(name).get();
     if (sink == null || sink.getStatus() == null || sink.getStatus().conditions() == null) {
       return null;
     }
@@ -56,7 +39,7 @@ class SinkStatusIT {
 
   @Test
   void aPortOutsideTheRangeIsRefusedByTheApiServerNamingTheField() {
-    assertThatThrownBy(() -> cluster.apply("""
+    assertThatThrownBy(() -> api.cluster().apply("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink
         metadata: {name: badport, namespace: team}
@@ -68,7 +51,7 @@ class SinkStatusIT {
 
   @Test
   void aMissingTlsSecretOrKeyIsAConditionNamingThemAndTheSinkRecoversWhenItAppears() {
-    cluster.apply("""
+    api.cluster().apply("""
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink
         metadata: {name: tls-missing, namespace: team}
@@ -85,7 +68,7 @@ class SinkStatusIT {
           .contains("spec.tls.caSecretRef: Secret team/receiver-ca does not exist");
     });
 
-    cluster.apply("""
+    api.cluster().apply("""
         apiVersion: v1
         kind: Secret
         metadata: {name: receiver-ca, namespace: team}
