@@ -39,7 +39,7 @@ public final class LogSetup {
       "io.vertx.core.net.impl.ConnectionBase");
 
   /** Turns the {@link #SENSITIVE_LOGGERS} off; also for embedders that configure logback. */
-  public static void capSensitiveLoggers(LoggerContext ctx) {
+  static void capSensitiveLoggers(LoggerContext ctx) {
     for (String name : SENSITIVE_LOGGERS) {
       ctx.getLogger(name).setLevel(Level.OFF);
     }

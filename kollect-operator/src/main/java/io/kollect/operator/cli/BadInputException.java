@@ -1,7 +1,7 @@
 package io.kollect.operator.cli;
 
 /** Input the user must fix: reported as one line and exit code 2. */
-public final class BadInputException extends RuntimeException {
+final class BadInputException extends RuntimeException {
   public BadInputException(String message) {
     super(message);
   }

@@ -29,7 +29,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * exporter's thread never waits for the API server. The API writes of the target are serialised
  * by {@link #writeLock}, held by at most one writer thread at a time.
  */
-public final class TargetInventory {
+final class TargetInventory {
 
   /** A record's JSON and its size in bytes, computed once. */
   public record Sized(String key, ObjectNode json, int bytes) {}

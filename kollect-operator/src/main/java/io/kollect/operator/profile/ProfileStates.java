@@ -28,7 +28,7 @@ public final class ProfileStates {
   private ProfileStates() {}
 
   /** Whether an update changed a lifecycle key of the status or the declared experiment. */
-  public static boolean lifecycleChanged(io.fabric8.kubernetes.api.model.GenericKubernetesResource before,
+  static boolean lifecycleChanged(io.fabric8.kubernetes.api.model.GenericKubernetesResource before,
       io.fabric8.kubernetes.api.model.GenericKubernetesResource after) {
     if (!java.util.Objects.equals(DeclaredExperiment.text(before.getMetadata().getAnnotations()),
         DeclaredExperiment.text(after.getMetadata().getAnnotations()))) {

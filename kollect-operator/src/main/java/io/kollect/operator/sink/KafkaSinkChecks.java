@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * (re)built, that is on every reconcile of its KollectSink, and again while its topic is not
  * ready, at most every {@link #RECHECK}.
  */
-public final class KafkaSinkChecks implements AutoCloseable {
+final class KafkaSinkChecks implements AutoCloseable {
 
   /** How often a topic that is not ready (missing, not compacted, unreachable) is asked again. */
   static final Duration RECHECK = Duration.ofSeconds(30);

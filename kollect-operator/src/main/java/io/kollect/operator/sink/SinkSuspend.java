@@ -7,7 +7,7 @@ import io.kollect.operator.crd.KollectSinkSpec;
  * the configured sink (which then receives only what changed meanwhile) instead of building a new
  * one, which would be handed every record again.
  */
-public final class SinkSuspend {
+final class SinkSuspend {
 
   private SinkSuspend() {}
 
