@@ -2,6 +2,7 @@ package io.kollect.operator.sink;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kollect.operator.KollectOperator;
 import io.kollect.operator.crd.KindWatch;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectSinkSpec;
@@ -25,7 +26,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class SinkFeed implements AutoCloseable {
 
-  private static final Logger log = LoggerFactory.getLogger(SinkFeed.class);
+  // The operator's logger, as for every problem of a Kollect resource: one name to filter on.
+  private static final Logger log = LoggerFactory.getLogger(KollectOperator.class);
 
   private final FeedContext context;
   private final SinkTranslation translation;
