@@ -10,12 +10,13 @@
 //               a stall if one was armed.
 // POST /stall   {"count": n, "ms": m}: the next n new deliveries are recorded, then answered
 //               only after m ms (the sender times out meanwhile).
+// POST /secret  {"secret": "whsec_..."}: verify with this key from now on (a key rotation).
 // GET  /log     every request as JSON: id, timestamp, status, duplicate, error, events.
 'use strict';
 const http = require('http');
 const { Webhook } = require('standardwebhooks');
 
-const webhook = new Webhook(process.env.WEBHOOK_SECRET);
+let webhook = new Webhook(process.env.WEBHOOK_SECRET);
 const seen = new Set();
 const log = [];
 let stall = { count: 0, ms: 0 };
@@ -51,6 +52,12 @@ const server = http.createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/log') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(log));
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/secret') {
+      webhook = new Webhook(JSON.parse(body.toString('utf8')).secret);
+      res.writeHead(204);
+      res.end();
       return;
     }
     if (req.method === 'POST' && req.url === '/stall') {

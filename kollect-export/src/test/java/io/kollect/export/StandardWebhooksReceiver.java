@@ -4,10 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -24,9 +23,10 @@ import java.util.concurrent.TimeUnit;
  * The webhook receiver of {@code src/test/resources/standardwebhooks/receiver.js}: a node HTTP
  * server on loopback that verifies every request with the Standard Webhooks reference library
  * (npm {@code standardwebhooks}, installed once by {@code install.sh} into a cache outside the
- * repository). Without node or npm it fails the test, saying so.
+ * repository). Without node or npm it fails the test, saying so. Public for kollect-operator's
+ * tests (from this module's test-jar).
  */
-final class StandardWebhooksReceiver implements AutoCloseable {
+public final class StandardWebhooksReceiver implements AutoCloseable {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration START = Duration.ofSeconds(60);
@@ -42,8 +42,8 @@ final class StandardWebhooksReceiver implements AutoCloseable {
   }
 
   /** Installs the library if needed and starts a receiver that verifies with {@code secret}. */
-  static StandardWebhooksReceiver start(String secret) throws Exception {
-    Path scripts = resource("standardwebhooks");
+  public static StandardWebhooksReceiver start(String secret) throws Exception {
+    Path scripts = scripts();
     Path modules = Path.of(run(List.of("bash", scripts.resolve("install.sh").toString())))
         .resolve("node_modules");
     ProcessBuilder pb = new ProcessBuilder("node", scripts.resolve("receiver.js").toString())
@@ -68,12 +68,25 @@ final class StandardWebhooksReceiver implements AutoCloseable {
     return new StandardWebhooksReceiver(p, Integer.parseInt(line.substring(10).strip()));
   }
 
-  private static Path resource(String name) throws URISyntaxException {
-    URL url = StandardWebhooksReceiver.class.getClassLoader().getResource(name);
-    if (url == null) {
-      throw new AssertionError("test resource " + name + " is missing");
+  /**
+   * The scripts, copied out of the class path into a temporary directory: from another module
+   * they are read from this module's test-jar, where they are no files node could run.
+   */
+  private static Path scripts() throws IOException {
+    Path dir = Files.createTempDirectory("standardwebhooks");
+    dir.toFile().deleteOnExit();
+    for (String name : List.of("install.sh", "receiver.js")) {
+      try (InputStream in = StandardWebhooksReceiver.class.getClassLoader()
+          .getResourceAsStream("standardwebhooks/" + name)) {
+        if (in == null) {
+          throw new AssertionError("test resource standardwebhooks/" + name + " is missing");
+        }
+        Path file = dir.resolve(name);
+        Files.copy(in, file);
+        file.toFile().deleteOnExit();
+      }
     }
-    return Path.of(url.toURI());
+    return dir;
   }
 
   /** Runs a command and returns its last line of output; fails the test with its error output. */
@@ -97,17 +110,17 @@ final class StandardWebhooksReceiver implements AutoCloseable {
     }
   }
 
-  URI uri() {
+  public URI uri() {
     return uri;
   }
 
   /** The next {@code count} new deliveries are recorded, then answered after {@code delay}. */
-  void stall(int count, Duration delay) throws Exception {
+  public void stall(int count, Duration delay) throws Exception {
     post("stall", "{\"count\":" + count + ",\"ms\":" + delay.toMillis() + "}");
   }
 
   /** Every request so far, in arrival order. */
-  List<JsonNode> log() throws Exception {
+  public List<JsonNode> log() throws Exception {
     HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri.resolve("/log")).build(),
         HttpResponse.BodyHandlers.ofString());
     List<JsonNode> entries = new ArrayList<>();
@@ -116,7 +129,7 @@ final class StandardWebhooksReceiver implements AutoCloseable {
   }
 
   /** Posts {@code body} with {@code headers} (name, value, ...) and returns the status. */
-  int post(byte[] body, String contentType, String... headers) throws Exception {
+  public int post(byte[] body, String contentType, String... headers) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri)
         .header("Content-Type", contentType)
         .POST(HttpRequest.BodyPublishers.ofByteArray(body));
@@ -124,6 +137,14 @@ final class StandardWebhooksReceiver implements AutoCloseable {
       b.header(headers[i], headers[i + 1]);
     }
     return client.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+  }
+
+  /**
+   * From now on verifies with {@code secret} alone: a sender still signing with the old key only
+   * is refused (401), one signing with both keys during a rotation is accepted.
+   */
+  public void verifyWith(String secret) throws Exception {
+    post("secret", JSON.writeValueAsString(java.util.Map.of("secret", secret)));
   }
 
   private void post(String path, String json) throws Exception {

@@ -6,16 +6,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** OTLP values as plain Java values, so a test states the expected log record as literals. */
-final class AnyValues {
+/**
+ * OTLP values as plain Java values, so a test states the expected log record as literals. Public
+ * for kollect-operator's tests (from this module's test-jar).
+ */
+public final class AnyValues {
 
   /** Marks the empty AnyValue (a JSON null). */
-  static final String EMPTY = "<empty>";
+  public static final String EMPTY = "<empty>";
 
   private AnyValues() {}
 
   /** Attributes or key-value lists as an ordered map of plain values. */
-  static Map<String, Object> map(List<KeyValue> values) {
+  public static Map<String, Object> map(List<KeyValue> values) {
     Map<String, Object> out = new LinkedHashMap<>();
     for (KeyValue kv : values) {
       out.put(kv.getKey(), plain(kv.getValue()));
@@ -24,7 +27,7 @@ final class AnyValues {
   }
 
   /** String, Long, Double, Boolean, List, Map, or {@link #EMPTY}. */
-  static Object plain(AnyValue v) {
+  public static Object plain(AnyValue v) {
     return switch (v.getValueCase()) {
       case STRING_VALUE -> v.getStringValue();
       case INT_VALUE -> v.getIntValue();

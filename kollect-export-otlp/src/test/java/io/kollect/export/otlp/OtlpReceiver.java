@@ -45,23 +45,24 @@ import javax.net.ssl.SSLParameters;
  * on the JDK's HTTP(S) server (decoding {@code ExportLogsServiceRequest} from {@code /v1/logs})
  * or OTLP/gRPC on grpc-java with the generated {@code LogsService}. It keeps every request it
  * accepted with its headers, and answers as scripted ({@link #answerNext}): success by default.
+ * Public for kollect-operator's tests (from this module's test-jar).
  */
-final class OtlpReceiver implements AutoCloseable {
+public final class OtlpReceiver implements AutoCloseable {
 
   /** What the receiver answers to one request. */
-  sealed interface Answer {}
+  public sealed interface Answer {}
 
   /** Accepts the request. */
-  record Accept() implements Answer {}
+  public record Accept() implements Answer {}
 
   /** Accepts the request but reports {@code rejected} log records dropped. */
-  record Partial(long rejected, String message) implements Answer {}
+  public record Partial(long rejected, String message) implements Answer {}
 
   /** Refuses the request as unavailable (HTTP 503, gRPC UNAVAILABLE): nothing is kept. */
-  record Unavailable() implements Answer {}
+  public record Unavailable() implements Answer {}
 
   /** One accepted request and its headers (names lower-cased). */
-  record Received(ExportLogsServiceRequest request, Map<String, String> headers) {}
+  public record Received(ExportLogsServiceRequest request, Map<String, String> headers) {}
 
   private final boolean grpc;
   private final List<Received> received = new CopyOnWriteArrayList<>();
@@ -77,7 +78,7 @@ final class OtlpReceiver implements AutoCloseable {
   }
 
   /** A plaintext receiver of {@code protocol}. */
-  static OtlpReceiver start(OtlpSinkConfig.Protocol protocol) throws Exception {
+  public static OtlpReceiver start(OtlpSinkConfig.Protocol protocol) throws Exception {
     return start(protocol, null, null);
   }
 
@@ -85,7 +86,7 @@ final class OtlpReceiver implements AutoCloseable {
    * A receiver of {@code protocol}; with {@code server} it speaks TLS presenting that certificate,
    * and with {@code clientCa} it requires a client certificate signed by it.
    */
-  static OtlpReceiver start(OtlpSinkConfig.Protocol protocol,
+  public static OtlpReceiver start(OtlpSinkConfig.Protocol protocol,
       TestCertificateAuthority.Issued server, TestCertificateAuthority clientCa) throws Exception {
     OtlpReceiver r = new OtlpReceiver(protocol == OtlpSinkConfig.Protocol.GRPC);
     r.tls = server != null;
@@ -201,7 +202,7 @@ final class OtlpReceiver implements AutoCloseable {
   }
 
   /** How many requests were refused as unavailable. */
-  int refused() {
+  public int refused() {
     return refused.get();
   }
 
@@ -215,18 +216,18 @@ final class OtlpReceiver implements AutoCloseable {
   }
 
   /** Answers the next request(s) so, in order; success afterwards. */
-  void answerNext(Answer... answers) {
+  public void answerNext(Answer... answers) {
     script.addAll(List.of(answers));
   }
 
   /** The endpoint as the sink's config takes it for this receiver's protocol. */
-  String endpoint() {
+  public String endpoint() {
     String scheme = tls ? "https" : "http";
     return scheme + "://localhost:" + port + (grpc ? "" : "/v1/logs");
   }
 
   /** Every accepted request, in arrival order. */
-  List<Received> received() {
+  public List<Received> received() {
     return new ArrayList<>(received);
   }
 

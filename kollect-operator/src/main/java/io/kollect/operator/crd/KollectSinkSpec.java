@@ -16,28 +16,37 @@ import java.util.Map;
  * @param http settings of an {@code http} sink
  * @param batch batching
  * @param heartbeatInterval how often the full current set is re-sent ({@code 0s} turns it off)
- * @param tls TLS settings of every sink type that speaks TLS (today {@code http} to an {@code
+ * @param tls TLS settings of every sink type that speaks TLS ({@code http} and {@code otlp} to an {@code
  *     https} URL)
  * @param suspend pause the sink: nothing is handed to it, and on resume only what changed
  *     meanwhile
  * @param kafka settings of a {@code kafka} sink
+ * @param otlp settings of an {@code otlp} sink
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record KollectSinkSpec(
-    @Required @JsonPropertyDescription("Destination type: stdout, file, http or kafka.") Type type,
+    @Required @JsonPropertyDescription("Destination type: stdout, file, http, kafka or otlp.") Type type,
     @JsonPropertyDescription("Settings of a file sink (JSON lines, rotated).") File file,
     @JsonPropertyDescription("Settings of an http sink (batches POSTed as JSON).") Http http,
     @JsonPropertyDescription("Batching.") Batch batch,
     @Pattern(DURATION)
         @JsonPropertyDescription("How often the full current set is re-sent, e.g. 10m; 0s turns it off.")
         String heartbeatInterval,
-    @JsonPropertyDescription("TLS settings, shared by every sink type that speaks TLS (http with an https URL).")
+    @JsonPropertyDescription("TLS settings, shared by every sink type that speaks TLS (http and otlp with an https URL).")
         Tls tls,
     @JsonPropertyDescription("Pause the sink: nothing is sent to it until it is resumed, then only "
         + "what changed meanwhile; the targets naming it say so.")
         Boolean suspend,
     @JsonPropertyDescription("Settings of a kafka sink (records into a compacted topic, key = "
-        + "object identity, tombstones for deletes).") Kafka kafka) {
+        + "object identity, tombstones for deletes).") Kafka kafka,
+    @JsonPropertyDescription("Settings of an otlp sink (records as OpenTelemetry entity events "
+        + "over OTLP/HTTP or OTLP/gRPC).") OtlpSinkSpec otlp) {
+
+  /** The spec without an otlp block. */
+  public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval,
+      Tls tls, Boolean suspend, Kafka kafka) {
+    this(type, file, http, batch, heartbeatInterval, tls, suspend, kafka, null);
+  }
 
   /** The spec without a kafka block. */
   public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval,
@@ -114,7 +123,9 @@ public record KollectSinkSpec(
     @JsonProperty("http")
     HTTP,
     @JsonProperty("kafka")
-    KAFKA
+    KAFKA,
+    @JsonProperty("otlp")
+    OTLP
   }
 
   /**
@@ -247,7 +258,19 @@ public record KollectSinkSpec(
       @JsonPropertyDescription("A key of a Secret in this namespace holding a bearer token.")
           SecretKeyRef bearerTokenSecretRef,
       @JsonPropertyDescription("A Secret in this namespace holding basic-auth credentials.")
-          BasicAuthSecretRef basicAuthSecretRef) {}
+          BasicAuthSecretRef basicAuthSecretRef,
+      @JsonPropertyDescription("What a request carries: records (a JSON array of records, "
+          + "default), cloudevents (a batch of structured CloudEvents) or cloudevents-binary (one "
+          + "request per record, attributes as ce-* headers).") HttpFormat format,
+      @JsonPropertyDescription("Sign every request the Standard Webhooks way with whsec_ keys "
+          + "from a Secret.") HttpSigningSpec signing) {
+
+    /** The http block in the default format, unsigned. */
+    public Http(String url, String timeout, Boolean gzip, Map<String, String> headers,
+        SecretKeyRef bearerTokenSecretRef, BasicAuthSecretRef basicAuthSecretRef) {
+      this(url, timeout, gzip, headers, bearerTokenSecretRef, basicAuthSecretRef, null, null);
+    }
+  }
 
   /**
    * A key of a Secret in the sink's namespace.

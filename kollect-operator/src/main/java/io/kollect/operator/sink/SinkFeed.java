@@ -41,6 +41,8 @@ public final class SinkFeed implements AutoCloseable {
   private final Map<String, List<String>> warnings = new ConcurrentHashMap<>();
   /** The kafka sinks among them: topic checks and producer metrics. */
   private final KafkaSinkChecks kafkaSinks;
+  /** The otlp sinks among them: partial successes. */
+  private final OtlpSinkReports otlpSinks;
   private volatile KindWatch<KollectSink> watch;
 
   /**
@@ -52,6 +54,8 @@ public final class SinkFeed implements AutoCloseable {
     this.context = context;
     this.translation = translation;
     this.targets = targets;
+    this.otlpSinks = new OtlpSinkReports(
+        context.metrics() == null ? null : context.metrics().registry());
     this.kafkaSinks = new KafkaSinkChecks(name -> {
       KindWatch<KollectSink> w = watch;
       if (w != null) {
@@ -111,6 +115,7 @@ public final class SinkFeed implements AutoCloseable {
       engine.setSinkSuspended(name, suspend);
       engine.putSink(built.sink(), built.options());
       kafkaSinks.put(name, built.sink());
+      otlpSinks.put(name, built.sink());
       applied.put(name, settings);
       problems.remove(name);
       warnings.put(name, built.warnings());
@@ -120,6 +125,7 @@ public final class SinkFeed implements AutoCloseable {
           "KollectSink " + name + ": " + ProblemReports.firstLine(e.getMessage()));
       engine.removeSink(name);
       kafkaSinks.remove(name);
+      otlpSinks.remove(name);
       applied.remove(name);
     }
     report(sink);
@@ -143,6 +149,7 @@ public final class SinkFeed implements AutoCloseable {
     w.cached(name).ifPresent(cached -> context.status().write(cached, ResourceStatuses.sink(sink,
         problems.get(name), context.metrics().delivery(name),
         warnings.getOrDefault(name, List.of()), kafkaSinks.topicCheck(name),
+        otlpSinks.lastPartialSuccess(name),
         targetsUsing(sink.getMetadata().getNamespace(), sink.getMetadata().getName()),
         context.clock().instant())));
   }
@@ -179,6 +186,7 @@ public final class SinkFeed implements AutoCloseable {
         sink.getMetadata().getName());
     context.engine().removeSink(name);
     kafkaSinks.remove(name);
+    otlpSinks.remove(name);
     applied.remove(name);
     problems.remove(name);
     warnings.remove(name);

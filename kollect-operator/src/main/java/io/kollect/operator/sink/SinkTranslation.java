@@ -82,9 +82,13 @@ public final class SinkTranslation {
       "max.request.size", 16L << 20);
 
   private final SecretValues secrets;
+  private final WebhookTranslation webhooks;
+  private final OtlpSinkTranslation otlp;
 
   public SinkTranslation(KubernetesClient client) {
     this.secrets = new SecretValues(client);
+    this.webhooks = new WebhookTranslation(secrets);
+    this.otlp = new OtlpSinkTranslation(secrets);
   }
 
   /**
@@ -103,7 +107,8 @@ public final class SinkTranslation {
       throw new IllegalArgumentException("spec.tls: type kafka takes its TLS settings in "
           + "spec.kafka.tls; move them there");
     }
-    if (spec.tls() != null && spec.type() != KollectSinkSpec.Type.HTTP) {
+    if (spec.tls() != null && spec.type() != KollectSinkSpec.Type.HTTP
+        && spec.type() != KollectSinkSpec.Type.OTLP) {
       throw new IllegalArgumentException("spec.tls: type " + spec.type().name().toLowerCase(
           java.util.Locale.ROOT) + " does not speak TLS; remove the tls block");
     }
@@ -112,6 +117,9 @@ public final class SinkTranslation {
       case FILE -> file(name, spec);
       case HTTP -> http(name, resource.getMetadata().getNamespace(), spec);
       case KAFKA -> kafka(name, resource.getMetadata().getNamespace(), spec);
+      case OTLP -> otlp.build(name, resource.getMetadata().getNamespace(), spec,
+          spec.tls() == null ? null : tls(resource.getMetadata().getNamespace(), spec.tls()),
+          options.heartbeatInterval());
     };
     List<String> warnings = spec.tls() != null && Boolean.TRUE.equals(spec.tls().insecureSkipVerify())
         ? List.of(INSECURE_WARNING) : List.of();
@@ -202,6 +210,7 @@ public final class SinkTranslation {
             secrets.value(namespace, ref.name(), userKey),
             secrets.value(namespace, ref.name(), passwordKey)));
       }
+      config = webhooks.apply(config, namespace, h);
     } catch (IllegalArgumentException e) {
       String msg = e.getMessage();
       throw new IllegalArgumentException(msg.startsWith("spec.") ? msg : "spec.http." + msg);

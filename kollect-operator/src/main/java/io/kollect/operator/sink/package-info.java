@@ -3,7 +3,10 @@
  * io.kollect.operator.sink.SinkFeed}), a sink's spec to a configured engine sink and its options ({@link
  * io.kollect.operator.sink.SinkTranslation}), its credentials read from Secrets ({@link
  * io.kollect.operator.sink.SecretValues}), suspend apart from the settings ({@link
- * io.kollect.operator.sink.SinkSuspend}), and the kafka sinks' topic checks ({@link
- * io.kollect.operator.sink.KafkaSinkChecks}).
+ * io.kollect.operator.sink.SinkSuspend}), the kafka sinks' topic checks ({@link
+ * io.kollect.operator.sink.KafkaSinkChecks}); per type, the translations that are more than a
+ * few fields: the otlp sink ({@code OtlpSinkTranslation}) and the http sink's CloudEvents format
+ * and Standard Webhooks signing ({@code WebhookTranslation}), and the otlp sinks' partial
+ * successes for status and metrics ({@link io.kollect.operator.sink.OtlpSinkReports}).
  */
 package io.kollect.operator.sink;

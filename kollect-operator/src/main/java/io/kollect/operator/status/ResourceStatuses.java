@@ -2,6 +2,7 @@ package io.kollect.operator.status;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.kollect.export.kafka.TopicCheck;
+import io.kollect.export.otlp.PartialSuccess;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectProfileStatus;
 import io.kollect.operator.crd.KollectSink;
@@ -68,6 +69,19 @@ public final class ResourceStatuses {
    */
   public static KollectSinkStatus sink(KollectSink sink, String problem, OperatorMetrics.Delivery delivery,
       List<String> warnings, TopicCheck topic, int targets, Instant now) {
+    return sink(sink, problem, delivery, warnings, topic, null, targets, now);
+  }
+
+  /**
+   * A sink as {@link #sink(KollectSink, String, OperatorMetrics.Delivery, List, TopicCheck, int,
+   * Instant)}, and for an otlp sink its last OTLP partial success: {@code Warning=True}, reason
+   * {@code PartialSuccess}, with the receiver's count and message. Deliveries go on (the batch was
+   * acknowledged: OTLP forbids retrying it), so the sink stays {@code Ready}.
+   *
+   * @param partial the otlp sink's last partial success; {@code null} for none or another type
+   */
+  public static KollectSinkStatus sink(KollectSink sink, String problem, OperatorMetrics.Delivery delivery,
+      List<String> warnings, TopicCheck topic, PartialSuccess partial, int targets, Instant now) {
     long generation = generation(sink.getMetadata().getGeneration());
     List<Condition> previous = sink.getStatus() == null || sink.getStatus().conditions() == null
         ? List.of() : sink.getStatus().conditions();
@@ -100,6 +114,14 @@ public final class ResourceStatuses {
     }
     if (problem == null && topic != null && topic.status() == TopicCheck.Status.WARNING) {
       conditions.add(CrTranslation.kept(previous, "Warning", "True", topic.reason(), topic.message(),
+          now, generation));
+    }
+    if (problem == null && partial != null) {
+      conditions.add(CrTranslation.kept(previous, "Warning", "True", "PartialSuccess",
+          "the OTLP receiver accepted a request partially at " + CrTranslation.rfc3339(partial.at())
+              + " and dropped " + partial.rejectedLogRecords() + " log record(s) (OTLP names none "
+              + "and forbids a retry; counted in kollect_export_otlp_rejected_log_records): "
+              + (partial.errorMessage().isEmpty() ? "no message" : partial.errorMessage()),
           now, generation));
     }
     return new KollectSinkStatus(generation, conditions, targets);
