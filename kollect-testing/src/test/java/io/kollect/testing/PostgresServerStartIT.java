@@ -10,7 +10,8 @@ import java.sql.Connection;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-class TestPostgresServerIT {
+/** {@link TestPostgresServer}: a start that cannot be handed its socket still starts. */
+class PostgresServerStartIT {
 
   @Test
   void aPortTakenBetweenItsPickAndTheServersStartIsLeftForAnotherPort() throws Exception {
