@@ -63,6 +63,9 @@ final class OperatorProcess implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m",
+        // a process of seconds on two shared cores: no optimising compiler and no GC threads to
+        // feed, so its start costs the machine less
+        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
         "-jar", jar.toString(),
         "run",
         "--metrics-bind-address", "127.0.0.1:0",
