@@ -2,8 +2,6 @@ package io.kollect.samples;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,25 +11,32 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The packaged operator ({@code java -jar kollect.jar run ...}) as a separate OS process, with its
  * standard output and error in files for the test report.
+ *
+ * <p>Its listeners bind port 0 and the ports are read back from the operator's log: a port picked
+ * free here and bound later by the process could be taken in between by another test JVM.
  */
 final class OperatorProcess implements AutoCloseable {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+  /** The line {@code OperatorHttp} logs once a listener is bound (text log format). */
+  private static final Pattern LISTENING =
+      Pattern.compile("(probes|metrics) listening on /?127\\.0\\.0\\.1:(\\d+)");
+
   private final Process process;
-  private final int metricsPort;
-  private final int probePort;
   private final Path stdout;
   private final Path stderr;
+  private volatile Integer metricsPort;
+  private volatile Integer probePort;
 
-  private OperatorProcess(Process process, int metricsPort, int probePort, Path stdout, Path stderr) {
+  private OperatorProcess(Process process, Path stdout, Path stderr) {
     this.process = process;
-    this.metricsPort = metricsPort;
-    this.probePort = probePort;
     this.stdout = stdout;
     this.stderr = stderr;
   }
@@ -45,8 +50,9 @@ final class OperatorProcess implements AutoCloseable {
   }
 
   /**
-   * Starts {@code kollect run} with {@code runArgs} plus loopback metrics and probe listeners on
-   * free ports; output goes to {@code logDir/<name>.out} and {@code .err}.
+   * Starts {@code kollect run} with {@code runArgs} (logging in the text format) plus loopback
+   * metrics and probe listeners on ports the system picks; output goes to {@code
+   * logDir/<name>.out} and {@code .err}.
    */
   static OperatorProcess start(Path logDir, String name, List<String> runArgs) {
     Path jar = jar();
@@ -54,15 +60,16 @@ final class OperatorProcess implements AutoCloseable {
       throw new IllegalStateException("packaged operator not found at " + jar
           + ": build it first (./mvnw -pl kollect-operator -am package -DskipTests)");
     }
-    int metrics = freePort();
-    int probe = freePort();
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m",
+        // a process of seconds on two shared cores: no optimising compiler and no GC threads to
+        // feed, so its start costs the machine less
+        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
         "-jar", jar.toString(),
         "run",
-        "--metrics-bind-address", "127.0.0.1:" + metrics,
-        "--health-probe-bind-address", "127.0.0.1:" + probe));
+        "--metrics-bind-address", "127.0.0.1:0",
+        "--health-probe-bind-address", "127.0.0.1:0"));
     command.addAll(runArgs);
     try {
       Files.createDirectories(logDir);
@@ -72,18 +79,36 @@ final class OperatorProcess implements AutoCloseable {
           .redirectOutput(out.toFile())
           .redirectError(err.toFile())
           .start();
-      return new OperatorProcess(p, metrics, probe, out, err);
+      return new OperatorProcess(p, out, err);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+  /**
+   * The port a listener logged it is bound to; an {@link UncheckedIOException} (as a refused
+   * connection would be) until it has.
+   */
+  private int port(String listener) {
+    Integer known = "probes".equals(listener) ? probePort : metricsPort;
+    if (known != null) {
+      return known;
     }
+    Matcher m = LISTENING.matcher(stderrText());
+    while (m.find()) {
+      int port = Integer.parseInt(m.group(2));
+      if ("probes".equals(m.group(1))) {
+        probePort = port;
+      } else {
+        metricsPort = port;
+      }
+    }
+    known = "probes".equals(listener) ? probePort : metricsPort;
+    if (known == null) {
+      throw new UncheckedIOException(new IOException(
+          "the operator has not logged its " + listener + " listener yet"));
+    }
+    return known;
   }
 
   boolean isAlive() {
@@ -92,12 +117,12 @@ final class OperatorProcess implements AutoCloseable {
 
   /** GET on the metrics listener ({@code /metrics}, {@code /inventory}), optionally with a token. */
   HttpResponse<String> getMetricsListener(String pathAndQuery, String bearerToken) {
-    return get(metricsPort, pathAndQuery, bearerToken);
+    return get(port("metrics"), pathAndQuery, bearerToken);
   }
 
   /** GET on the probe listener ({@code /healthz}, {@code /readyz}). */
   HttpResponse<String> getProbe(String path) {
-    return get(probePort, path, null);
+    return get(port("probes"), path, null);
   }
 
   private static HttpResponse<String> get(int port, String pathAndQuery, String token) {

@@ -1,7 +1,9 @@
 package io.kollect.testing;
 
 import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfig;
 import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubeapitest.KubeAPITestException;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -27,6 +29,13 @@ import java.util.Map;
  * {@code Boolean} and throws.)
  */
 public final class TestApiServer implements AutoCloseable {
+
+  /**
+   * kube-api-test picks etcd's and the API server's ports as free, then the processes bind them:
+   * another process (a test JVM in a parallel fork) may take one in between, and that start
+   * fails; a whole new start then picks new ports.
+   */
+  private static final int START_ATTEMPTS = 3;
 
   private final KubeAPIServer server;
   private final String adminKubeconfig;
@@ -92,9 +101,31 @@ public final class TestApiServer implements AutoCloseable {
           config.withApiServerFlag(f[0], f[1]);
         }
       }
-      KubeAPIServer server = new KubeAPIServer(config.build());
-      server.start();
-      return new TestApiServer(server);
+      KubeAPIServerConfig built = config.build();
+      KubeAPITestException failed = null;
+      for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+        KubeAPIServer server = new KubeAPIServer(built);
+        try {
+          server.start();
+          return new TestApiServer(server);
+        } catch (KubeAPITestException e) {
+          stopQuietly(server, e);
+          if (failed == null) {
+            failed = e;
+          } else {
+            failed.addSuppressed(e);
+          }
+        }
+      }
+      throw failed;
+    }
+
+    private static void stopQuietly(KubeAPIServer server, Exception failure) {
+      try {
+        server.stop();
+      } catch (RuntimeException e) {
+        failure.addSuppressed(e);
+      }
     }
 
     private Path writeTokenFile() {

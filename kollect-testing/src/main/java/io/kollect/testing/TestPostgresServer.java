@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 
 /**
@@ -49,9 +50,11 @@ public final class TestPostgresServer implements AutoCloseable {
   public static final String DATABASE = "inventory";
 
   private static final long PG_CTL_TIMEOUT_SECONDS = 60;
+  /** Starts tried on new ports when another process took the picked one first. */
+  private static final int START_ATTEMPTS = 5;
 
   private final Path dir;
-  private final int port;
+  private int port;
   private final String superuserPassword;
   private final boolean asSystemUser;
   private boolean running;
@@ -83,6 +86,11 @@ public final class TestPostgresServer implements AutoCloseable {
 
   /** As {@link #start()}, with TLS ({@code null}: none). */
   public static TestPostgresServer start(ServerTls tls) {
+    return start(tls, TestPostgresServer::freePort);
+  }
+
+  /** As {@link #start(ServerTls)}, trying the ports {@code ports} gives (a test of the retry). */
+  static TestPostgresServer start(ServerTls tls, IntSupplier ports) {
     Template template = template();
     Path dir = null;
     try {
@@ -90,12 +98,12 @@ public final class TestPostgresServer implements AutoCloseable {
       // a copy of the template cluster: initdb once per JVM, not once per test class
       run(List.of("cp", "-a", template.dir().resolve("data").toString(),
           dir.resolve("data").toString()), dir);
-      TestPostgresServer server = new TestPostgresServer(dir, freePort(), template.password(),
+      TestPostgresServer server = new TestPostgresServer(dir, 0, template.password(),
           template.asSystemUser());
       if (tls != null) {
         server.configureTls(tls);
       }
-      server.restart();
+      server.startOnFreePort(ports);
       return server;
     } catch (IOException e) {
       deleteQuietly(dir);
@@ -132,12 +140,12 @@ public final class TestPostgresServer implements AutoCloseable {
       if (root) {
         run(List.of("chown", SYSTEM_USER + ":", pwfile.toString()), dir);
       }
-      TestPostgresServer server = new TestPostgresServer(dir, freePort(), password, root);
+      TestPostgresServer server = new TestPostgresServer(dir, 0, password, root);
       server.pg(List.of(BIN.resolve("initdb").toString(), "-D", server.data().toString(),
           "-U", SUPERUSER, "--pwfile=" + pwfile, "--auth-local=trust",
           "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"));
       Files.delete(pwfile);
-      server.restart();
+      server.startOnFreePort(TestPostgresServer::freePort);
       server.executeIn("postgres", "CREATE DATABASE " + DATABASE);
       server.stop();
       Path created = dir;
@@ -180,6 +188,30 @@ public final class TestPostgresServer implements AutoCloseable {
         ""));
     if (asSystemUser) {
       run(List.of("chown", "-R", SYSTEM_USER + ":", data.toString()), dir);
+    }
+  }
+
+  /**
+   * Starts the server on a port that was free a moment ago. postgres cannot be handed a bound
+   * socket, so another process (a test JVM in a parallel fork) may take the port in between: then
+   * postgres exits saying the address is in use, and the start is tried again on a new port.
+   */
+  private void startOnFreePort(IntSupplier ports) throws IOException {
+    Path log = dir.resolve("server.log");
+    for (int attempt = 1; ; attempt++) {
+      port = ports.getAsInt();
+      String logBefore = Files.exists(log) ? Files.readString(log) : "";
+      try {
+        restart();
+        return;
+      } catch (IllegalStateException e) {
+        String attemptLog = Files.exists(log) ? Files.readString(log) : "";
+        boolean taken = attemptLog.length() > logBefore.length()
+            && attemptLog.substring(logBefore.length()).contains("Address already in use");
+        if (!taken || attempt == START_ATTEMPTS) {
+          throw e;
+        }
+      }
     }
   }
 
@@ -376,9 +408,11 @@ public final class TestPostgresServer implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
+  private static int freePort() {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
