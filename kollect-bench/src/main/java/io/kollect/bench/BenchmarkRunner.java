@@ -145,6 +145,11 @@ public final class BenchmarkRunner {
         description = "Second run per size with a forced full GC every 3 s for the peak live heap (default: ${DEFAULT-VALUE}).")
     boolean liveHeapRun;
 
+    @Option(names = "--baseline-jar", paramLabel = "JAR",
+        description = "Another packaged operator (e.g. main's) whose timed run is taken beside this one's, "
+            + "on the same objects, first (default: none).")
+    Path baselineJar;
+
     @Mixin InventoryOptions inventory;
 
     @Override
@@ -154,8 +159,11 @@ public final class BenchmarkRunner {
 
     @Override
     List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
+      OperatorLauncher baseline = baselineJar == null ? null
+          : new OperatorLauncher(baselineJar.toAbsolutePath(), l.jvmOptions(), l.workDir(), l.extraRunArgs());
       return new InventoryBench(new InventoryBench.Plan("p5", sizes, liveHeapRun, 0, Duration.ZERO, false, false,
-          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false), c, l, r, w).run();
+          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false), c, l, baseline,
+          r, w).run();
     }
 
     @Override

@@ -48,14 +48,26 @@ final class InventoryBench {
   private final Plan plan;
   private final BenchCluster cluster;
   private final OperatorLauncher launcher;
+  /** Another build of the operator timed beside {@link #launcher} on the same objects, or null. */
+  private final OperatorLauncher baseline;
   private final RecordReceiver receiver;
   private final Path workDir;
 
   InventoryBench(Plan plan, BenchCluster cluster, OperatorLauncher launcher, RecordReceiver receiver,
       Path workDir) {
+    this(plan, cluster, launcher, null, receiver, workDir);
+  }
+
+  /**
+   * With a {@code baseline}: each size's timed run (run A) is taken first with the baseline build,
+   * then with this one, on the same objects and API server, so the two compare within one run.
+   */
+  InventoryBench(Plan plan, BenchCluster cluster, OperatorLauncher launcher,
+      OperatorLauncher baseline, RecordReceiver receiver, Path workDir) {
     this.plan = plan;
     this.cluster = cluster;
     this.launcher = launcher;
+    this.baseline = baseline;
     this.receiver = receiver;
     this.workDir = workDir;
   }
@@ -139,7 +151,11 @@ final class InventoryBench {
       });
     }
 
-    Map<String, Object> runA = timedRun(size, filePath, watch);
+    if (baseline != null) {
+      System.err.printf("  baseline build: %s%n", baseline.jar());
+      out.put("baselineRun", timedRun(baseline, "-baseline", size, filePath, watch));
+    }
+    Map<String, Object> runA = timedRun(launcher, "", size, filePath, watch);
     out.put("run", runA);
     if (plan.liveHeapRun()) {
       out.put("liveHeapRun", liveHeapRun(size));
@@ -148,7 +164,8 @@ final class InventoryBench {
   }
 
   /** Run A: inventory timed, then steady state, then (optionally) changes. */
-  private Map<String, Object> timedRun(int size, Path filePath, Channel watch) throws Exception {
+  private Map<String, Object> timedRun(OperatorLauncher launcher, String runSuffix, int size,
+      Path filePath, Channel watch) throws Exception {
     Map<String, Object> out = new LinkedHashMap<>();
     Channel http = new Channel("http", size);
     Channel stdout = new Channel("stdout", size);
@@ -159,7 +176,7 @@ final class InventoryBench {
     if (file != null) {
       channels.add(file);
     }
-    String runName = plan.scenario() + "-" + size + "-timed";
+    String runName = plan.scenario() + "-" + size + "-timed" + runSuffix;
     Path recording = launcher.runDir(runName).resolve("operator.jfr");
     List<String> runJvm = plan.jfr()
         // gc=high turns on the per-allocation events (InNewTLAB/OutsideTLAB) that profile leaves off
@@ -184,6 +201,10 @@ final class InventoryBench {
         out.put("liveHeapBytesPerObject", live / (double) size);
         System.err.printf("  steady: RSS %d MiB, live heap %d MiB (%.0f B/object)%n",
             m.rssBytes() >> 20, live >> 20, live / (double) size);
+        Path histogram = launcher.runDir(runName).resolve("class-histogram.txt");
+        op.writeClassHistogram(histogram);
+        out.put("classHistogram", histogram.toString());
+        System.err.printf("  class histogram (live objects): %s%n", histogram);
         if (plan.changesPerSecond() > 0 && !plan.changeDuration().isZero()) {
           List<Channel> measured = new ArrayList<>(channels);
           if (watch != null) {

@@ -122,6 +122,19 @@ final class OperatorChild implements AutoCloseable {
     }
   }
 
+  /**
+   * Writes {@code jcmd GC.class_histogram} (which forces a full GC first, so it counts live objects
+   * only) to {@code to}: where the live heap goes, class by class. Returns the text, or "" when jcmd failed.
+   */
+  String writeClassHistogram(Path to) throws IOException, InterruptedException {
+    Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        Long.toString(pid()), "GC.class_histogram").redirectErrorStream(true).start();
+    String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    jcmd.waitFor(60, TimeUnit.SECONDS);
+    Files.writeString(to, out);
+    return out;
+  }
+
   /** Whether the process reported an OutOfMemoryError (on stdout or stderr). */
   boolean diedOfOom() {
     if (oomOnStdout) {

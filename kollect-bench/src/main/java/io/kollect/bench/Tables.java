@@ -87,6 +87,9 @@ final class Tables {
       }
     }
     t.row("live heap per added object (vs the previous size)", "", "", marginal);
+    if (results.stream().anyMatch(r -> r.containsKey("baselineRun"))) {
+      baselineRows(t, results);
+    }
     if (results.stream().anyMatch(r -> r.containsKey("liveHeapRun"))) {
       t.row("peak live heap during first inventory (run B, forced GC every 3 s)", "", "",
           each(results, r -> mib(map(r.get("liveHeapRun")).get("peakLiveHeapBytes"))));
@@ -94,6 +97,32 @@ final class Tables {
           each(results, r -> num(map(r.get("liveHeapRun")).get("peakOverAfter"), "%.2f×")));
     }
     return t.render();
+  }
+
+  /** The baseline build's timed run (taken first, on the same objects), row for row, and the ratios. */
+  private static void baselineRows(MarkdownTable t, List<Map<String, Object>> results) {
+    t.row("baseline build: start → every record (s)", "", "",
+        each(results, r -> map(r.get("baselineRun")).containsKey("inventorySeconds")
+            ? num(map(r.get("baselineRun")).get("inventorySeconds"), "%.1f") : "not complete"));
+    t.row("this build / baseline: start → every record", "", "",
+        each(results, r -> ratio(map(r.get("run")).get("inventorySeconds"),
+            map(r.get("baselineRun")).get("inventorySeconds"))));
+    t.row("baseline build: records delivered, http / stdout", "", "",
+        each(results, r -> map(r.get("baselineRun")).get("httpDelivered") + " / "
+            + map(r.get("baselineRun")).get("stdoutDelivered")));
+    t.row("baseline build: peak RSS (VmHWM)", "", "",
+        each(results, r -> mib(map(r.get("baselineRun")).get("peakRssBytes"))));
+    t.row("baseline build: live heap per object", "", "",
+        each(results, r -> map(r.get("baselineRun")).get("liveHeapBytesPerObject") instanceof Number b
+            ? String.format("%.2f KiB", b.doubleValue() / 1024) : "–"));
+    t.row("this build / baseline: live heap after full GC", "", "",
+        each(results, r -> ratio(map(r.get("run")).get("steadyLiveHeapBytes"),
+            map(r.get("baselineRun")).get("steadyLiveHeapBytes"))));
+  }
+
+  private static String ratio(Object a, Object b) {
+    return a instanceof Number x && b instanceof Number y && y.doubleValue() > 0
+        ? String.format("%.2f×", x.doubleValue() / y.doubleValue()) : "–";
   }
 
   static String changes(List<Map<String, Object>> results, List<String> channels) {

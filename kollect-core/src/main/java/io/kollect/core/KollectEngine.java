@@ -132,7 +132,8 @@ public final class KollectEngine implements AutoCloseable {
     Function<GenericKubernetesResource, JsonNode> toJson =
         obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class);
     this.reconciler = reconciler(b, toJson);
-    this.publisher = new StatusPublisher(queue, b.lastExportNotifyInterval, () -> exportEnabled);
+    this.publisher = new StatusPublisher(queue, b.lastExportNotifyInterval,
+        b.figureNotifyInterval, () -> exportEnabled);
     this.deliveryRefresh = new DeliveryRefresh(new DeliveryRefresh.Parts(targets::all,
         reconciler, queue, publisher, () -> exportEnabled && !closed), b.deliveryStatusInterval);
     this.shadows = new ShadowEvaluation(new ShadowEvaluation.Reading(b.cluster, registry::lease,

@@ -15,6 +15,11 @@ import java.util.function.Predicate;
 
 /** Configures a {@link KollectEngine}; every setting but the client has a default. */
 public final class KollectEngineBuilder {
+
+  /** Default of {@link #figureNotifyInterval}, in minutes. */
+  public static final int DEFAULT_FIGURE_NOTIFY_MINUTES = 5;
+  static final Duration DEFAULT_FIGURE_NOTIFY_INTERVAL =
+      Duration.ofMinutes(DEFAULT_FIGURE_NOTIFY_MINUTES);
   final KubernetesClient client;
   String cluster = "default";
   int workers = 2;
@@ -32,6 +37,7 @@ public final class KollectEngineBuilder {
   double retryQps = 10;
   int retryBurst = 100;
   Duration lastExportNotifyInterval = Duration.ofSeconds(30);
+  Duration figureNotifyInterval = DEFAULT_FIGURE_NOTIFY_INTERVAL;
   AccessReviewer accessReviewer;
   String defaultServiceAccount;
   Set<String> trustedNamespaces;
@@ -242,6 +248,23 @@ public final class KollectEngineBuilder {
   /** How often a status change of {@code lastExport} alone reaches listeners (default 30 s). */
   KollectEngineBuilder lastExportNotifyInterval(Duration interval) {
     this.lastExportNotifyInterval = interval;
+    return this;
+  }
+
+  /**
+   * How often a status change of delivery figures alone (when a sink last acknowledged, how many
+   * records are pending) reaches {@link TargetStatusListener}s (default {@value
+   * #DEFAULT_FIGURE_NOTIFY_MINUTES} min). Such changes follow every acknowledgement and heartbeat,
+   * so a host that writes each reported status somewhere (the operator: the target's status
+   * subresource) would otherwise write every target on every heartbeat; metrics carry the figures
+   * live. {@link KollectEngine#status} always has the latest figures.
+   */
+  public KollectEngineBuilder figureNotifyInterval(Duration interval) {
+    if (interval == null || interval.isNegative()) {
+      throw new IllegalArgumentException("figureNotifyInterval: must be zero or positive, got "
+          + interval);
+    }
+    this.figureNotifyInterval = interval;
     return this;
   }
 

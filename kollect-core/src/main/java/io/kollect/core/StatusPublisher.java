@@ -12,10 +12,19 @@ import org.slf4j.LoggerFactory;
  * The last step of the status pipeline: stores a target's status and tells the {@link
  * TargetStatusListener}s, the one place they are told anything (a status, a removal).
  *
- * <p>A change of {@code lastExport} alone (every exported object change causes one) is reported
- * at most once per {@code lastExportNotifyInterval}, so a busy target does not turn every object
- * change into a status write; the target is re-queued for when the interval is over, so the
- * latest time is reported. A standby (export off) stores statuses and tells nobody.
+ * <p>Changes of figures alone are held back, so that a status write follows a change of the
+ * target, not the passing of time:
+ * <ul>
+ *   <li>a change of {@code lastExport} (every exported object change causes one, with the delivery
+ *       figures that follow it) is reported at most once per {@code lastExportNotifyInterval}, so a
+ *       busy target does not turn every object change into a status write;
+ *   <li>a change of delivery figures alone (time of the last acknowledgement, pending count: every
+ *       acknowledgement and heartbeat moves them) is reported at most once per {@code
+ *       figureNotifyInterval}, minutes: metrics carry these figures live, so a quiet minute costs
+ *       status writes only for the targets whose objects, scope or health changed.
+ * </ul>
+ * A held-back target is re-queued for when its interval is over, so the latest figures are
+ * reported in the end. A standby (export off) stores statuses and tells nobody.
  *
  * <p>It owns {@link TargetRuntime#status}, {@link TargetRuntime#notified} and {@link
  * TargetRuntime#notifiedAtNanos} of a target (its cluster units' statuses are the reconciler's):
@@ -28,12 +37,14 @@ final class StatusPublisher {
   private final List<TargetStatusListener> listeners = new CopyOnWriteArrayList<>();
   private final WorkQueue<TargetId> queue;
   private final long lastExportNotifyNanos;
+  private final long figureNotifyNanos;
   private final BooleanSupplier exportEnabled;
 
   StatusPublisher(WorkQueue<TargetId> queue, Duration lastExportNotifyInterval,
-      BooleanSupplier exportEnabled) {
+      Duration figureNotifyInterval, BooleanSupplier exportEnabled) {
     this.queue = queue;
     this.lastExportNotifyNanos = lastExportNotifyInterval.toNanos();
+    this.figureNotifyNanos = figureNotifyInterval.toNanos();
     this.exportEnabled = exportEnabled;
   }
 
@@ -60,11 +71,10 @@ final class StatusPublisher {
         return;
       }
       long now = System.nanoTime();
-      boolean onlyLastExport = rt.notified != null && StatusBuilder.withoutLastExport(status)
-          .equals(StatusBuilder.withoutLastExport(rt.notified));
+      long holdBack = holdBackNanos(rt.notified, status);
       long since = now - rt.notifiedAtNanos;
-      if (onlyLastExport && since < lastExportNotifyNanos) {
-        queue.addAfter(rt.id, Duration.ofNanos(lastExportNotifyNanos - since));
+      if (since < holdBack) {
+        queue.addAfter(rt.id, Duration.ofNanos(holdBack - since));
         return;
       }
       rt.notified = status;
@@ -77,6 +87,20 @@ final class StatusPublisher {
         LOG.warn("status listener failed for {}", status.id(), e);
       }
     }
+  }
+
+  /**
+   * How long after the last report {@code status} may be reported, given what was reported last:
+   * 0 for a change that is more than figures, the {@code lastExport} interval when records were
+   * exported since, the figure interval when only delivery figures moved.
+   */
+  private long holdBackNanos(TargetStatus notified, TargetStatus status) {
+    if (notified == null || !StatusBuilder.withoutLastExport(status)
+        .equals(StatusBuilder.withoutLastExport(notified))) {
+      return 0;
+    }
+    return Objects.equals(status.lastExport(), notified.lastExport())
+        ? figureNotifyNanos : lastExportNotifyNanos;
   }
 
   /** Forgets what listeners were told: the next status is reported afresh (export turned on). */

@@ -14,9 +14,9 @@ import java.time.temporal.ChronoUnit;
  * issued before the restart: issuing runs ahead of the wall clock only during a burst of more than
  * one number per microsecond (a large checkpoint loaded at once, say), and then by at most the
  * burst's size in microseconds, far less than a restart takes. The persisted part keeps values
- * increasing for a key even when a new leader's clock is behind the old one's. Numbers are unique
- * within one exporter and increase per key across restarts and leader changes; across keys they
- * only roughly follow time.
+ * increasing for a key even when a new leader's clock is behind the old one's. Numbers are issued
+ * once within one exporter (one state handed to several sinks at once shares its number) and
+ * increase per key across restarts and leader changes; across keys they only roughly follow time.
  *
  * <p>Microseconds since the epoch stay below 2^53 until the year 2255, so receivers that read JSON
  * numbers as doubles read sequences exactly.

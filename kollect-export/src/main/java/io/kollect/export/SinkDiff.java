@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,8 +24,50 @@ import java.util.Set;
  * against the heartbeat of the same target. A key's entry in {@link SinkState#enqueued} is
  * replaced before its record is enqueued, so what a heartbeat finds there is never older than
  * what was sent.
+ *
+ * <p>Within one call, a record handed to several sinks is handed over as one sent record and one
+ * {@link ExportedEntry} with one sequence ({@link Offers}): every sink's state then holds the same
+ * entry instead of a copy per sink, and the sequence is still larger than any the key had.
  */
 final class SinkDiff {
+
+  /**
+   * The records handed over in one call, by the current record they were made from, so that every
+   * sink that needs the same state gets the same instances. Lives for one call only.
+   */
+  private final class Offers {
+    private record Sent(Record record, ExportedEntry entry) {}
+
+    private final Instant now;
+    /** {@code null} when the call has one sink: nothing to share. */
+    private final IdentityHashMap<Record, Sent> sent;
+
+    Offers(Instant now, int sinks) {
+      this.now = now;
+      this.sent = sinks > 1 ? new IdentityHashMap<>() : null;
+    }
+
+    /**
+     * Hands {@code r} to the sink's buffer when its content differs from what was last handed over
+     * for the key: a new state gets a new sequence (one per state and call, whichever sinks take
+     * it), larger than any this key had (also before a restart).
+     */
+    void offerIfChanged(SinkState st, String key, Record r, List<Pending> out) {
+      ExportedEntry prev = st.enqueued.get(key);
+      if (prev == null || !r.contentHash().equals(prev.contentHash())) {
+        Sent s = sent == null ? null : sent.get(r);
+        if (s == null) {
+          Record withSequence = r.withSequence(sequences.next());
+          s = new Sent(withSequence, ExportedEntry.sent(withSequence, now));
+          if (sent != null) {
+            sent.put(r, s);
+          }
+        }
+        st.enqueued.put(key, s.entry());
+        out.add(new Pending(st, key, s.record(), s.entry()));
+      }
+    }
+  }
 
   private final ConfiguredSinks sinks;
   private final CheckpointBook book;
@@ -45,8 +88,9 @@ final class SinkDiff {
     ts.complete = true;
     ts.requestedSinks = sinkNames;
     forgetSinksNotIn(ts, sinkNames);
+    Offers offers = new Offers(clock.instant(), sinkNames.size());
     for (String sink : sinkNames) {
-      sync(ts, sink, false);
+      sync(ts, sink, false, offers);
     }
   }
 
@@ -68,7 +112,7 @@ final class SinkDiff {
       forgetSinksNotIn(ts, sinkNames);
       ts.requestedSinks = sinkNames;
     }
-    Instant now = clock.instant();
+    Offers offers = new Offers(clock.instant(), sinkNames.size());
     for (String sink : sinkNames) {
       DeliveryChannel channel = sinks.accepting(ts.target, sink);
       if (channel == null) {
@@ -77,7 +121,7 @@ final class SinkDiff {
       SinkState st = ts.bySink.computeIfAbsent(sink, k -> open(ts.target, k));
       List<Pending> out = new ArrayList<>();
       for (Map.Entry<String, Record> e : changed.entrySet()) {
-        offerIfChanged(st, e.getKey(), e.getValue(), now, out);
+        offers.offerIfChanged(st, e.getKey(), e.getValue(), out);
       }
       for (String key : deletedKeys) {
         ExportedEntry prev = st.enqueued.remove(key);
@@ -106,6 +150,10 @@ final class SinkDiff {
    * unknown content.
    */
   void sync(TargetState ts, String sink, boolean resendAll) {
+    sync(ts, sink, resendAll, new Offers(clock.instant(), 1));
+  }
+
+  private void sync(TargetState ts, String sink, boolean resendAll, Offers offers) {
     DeliveryChannel channel = sinks.accepting(ts.target, sink);
     if (channel == null) {
       return;
@@ -119,9 +167,8 @@ final class SinkDiff {
     }
     Map<String, ExportedEntry> enqueued = st.enqueued;
     List<Pending> out = new ArrayList<>();
-    Instant now = clock.instant();
     for (Map.Entry<String, Record> e : ts.current.entrySet()) {
-      offerIfChanged(st, e.getKey(), e.getValue(), now, out);
+      offers.offerIfChanged(st, e.getKey(), e.getValue(), out);
     }
     // Every current key is in `enqueued` now, so it holds vanished keys exactly when it is larger;
     // an unchanged set costs one lookup per record and no second pass.
@@ -172,22 +219,6 @@ final class SinkDiff {
   private SinkState open(String target, String sink) {
     DeliveryChannel channel = sinks.get(sink);
     return book.open(target, sink, channel != null && channel.sink().destinationSharedByShards());
-  }
-
-  /**
-   * Hands {@code r} to the sink's buffer when its content differs from what was last handed over
-   * for the key: a new state gets a new sequence, larger than any this key had (also before a
-   * restart).
-   */
-  private void offerIfChanged(SinkState st, String key, Record r, Instant now,
-      List<Pending> out) {
-    ExportedEntry prev = st.enqueued.get(key);
-    if (prev == null || !r.contentHash().equals(prev.contentHash())) {
-      Record sent = r.withSequence(sequences.next());
-      ExportedEntry entry = ExportedEntry.sent(sent, now);
-      st.enqueued.put(key, entry);
-      out.add(new Pending(st, key, sent, entry));
-    }
   }
 
   /** The DELETE of a key that left the set, with a new sequence. */

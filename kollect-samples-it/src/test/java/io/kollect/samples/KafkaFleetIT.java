@@ -315,7 +315,8 @@ class KafkaFleetIT {
       assertThat(degraded.getReason()).isEqualTo("Delivering");
       KollectTargetStatus.SinkStatus delivery = targetSinkStatus(ns);
       assertThat(delivery.consecutiveFailures()).isIn(null, 0);
-      assertThat(delivery.pending()).isIn(null, 0);
+      // (status.sinks[].pending is a figure: written at most every few minutes once the
+      // conditions settled, live in the metrics; the topic above shows the delivery)
     });
     assertSequencesGrowPerKey(TopicLog.read(broker.bootstrapServers(), topic(ns)));
   }

@@ -1,0 +1,206 @@
+package io.kollect.operator.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.kollect.operator.TestOperator;
+import io.kollect.operator.cluster.TestCluster;
+import io.kollect.operator.crd.KollectTarget;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A quiet minute costs status writes only for the targets that changed, counted by the API server
+ * itself ({@code apiserver_request_total}): {@value #TARGETS} targets whose sink re-sends
+ * everything every {@value #HEARTBEAT_SECONDS} s, so that their delivery figures (last
+ * acknowledgement) move all the time, and one of them whose objects change.
+ *
+ * <p>The window is longer than the interval at which such figure-only changes used to be written
+ * (30 s, the engine's {@code lastExport} interval): every target then cost a write in it. They are
+ * now written at most once per {@code figureNotifyInterval} (5 min), longer than the window.
+ */
+class QuietStatusWritesIT {
+
+  private static final Logger log = LoggerFactory.getLogger(QuietStatusWritesIT.class);
+  private static final String NS = "quiet";
+  private static final int TARGETS = 10;
+  private static final int HEARTBEAT_SECONDS = 2;
+  /** Longer than the 30 s figure-only changes were held back before, plus a delivery refresh. */
+  private static final Duration WINDOW = Duration.ofSeconds(40);
+  /** The changed target's writes: its new count, and a retried write after a conflict. */
+  private static final int CHANGED_TARGET_WRITES = 3;
+  private static final Pattern REQUESTS =
+      Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$", Pattern.MULTILINE);
+  private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
+
+  private static TestCluster cluster;
+  private static KubernetesClient client;
+  private static TestOperator operator;
+  private static Path records;
+
+  @BeforeAll
+  static void targetsWithAHeartbeatingSink() throws Exception {
+    cluster = TestCluster.start();
+    client = cluster.client();
+    cluster.namespace(NS);
+    cluster.namespace("kollect-system");
+    records = Files.createTempFile("quiet-status", ".jsonl");
+    StringBuilder yaml = new StringBuilder("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectProfile
+        metadata: {name: configmaps}
+        spec:
+          resources:
+            - {version: v1, kind: ConfigMap, fields: [{name: data, path: "{.data}"}]}
+        ---
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectSink
+        metadata: {name: file, namespace: quiet}
+        spec:
+          type: file
+          file: {path: "%s"}
+          batch: {linger: 0s}
+          heartbeatInterval: %ds
+        """.formatted(records, HEARTBEAT_SECONDS));
+    for (int i = 0; i < TARGETS; i++) {
+      cluster.namespace("quiet-" + i);
+      yaml.append("""
+          ---
+          apiVersion: v1
+          kind: ConfigMap
+          metadata: {name: settings, namespace: quiet-%d}
+          data: {a: "1"}
+          ---
+          apiVersion: kollect.io/v1alpha1
+          kind: KollectTarget
+          metadata: {name: t%d, namespace: quiet}
+          spec:
+            profileRef: configmaps
+            sinkRefs: [file]
+            scope: {namespaces: [quiet-%d]}
+          """.formatted(i, i, i));
+    }
+    cluster.apply(yaml.toString());
+    operator = TestOperator.on(cluster)
+        .configure(c -> c.toBuilder().tenancy("default", Set.of("kollect-system", NS))
+            .statusWriteInterval(Duration.ofMillis(500)).build());
+    operator.start();
+    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(250))
+        .until(QuietStatusWritesIT::everyTargetReady);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (operator != null) {
+      operator.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+    if (records != null) {
+      Files.deleteIfExists(records);
+    }
+  }
+
+  @Test
+  void figuresMovedByHeartbeatsCostNoWriteAndTheTargetWhoseObjectsChangedIsWrittenAtOnce()
+      throws Exception {
+    Map<String, Long> before = requests();
+    long start = System.nanoTime();
+    cluster.apply("""
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: added, namespace: quiet-0}
+        data: {b: "2"}
+        """);
+    // The change reaches t0's status well within the window: writes are not simply stopped.
+    await().atMost(WINDOW).pollInterval(Duration.ofMillis(250))
+        .until(() -> configMapCount("t0") == 2);
+    long changeWrittenMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    long left = WINDOW.toMillis() - changeWrittenMillis;
+    if (left > 0) {
+      Thread.sleep(left); // the rest of the window: the heartbeats keep moving every target's figures
+    }
+    Map<String, Long> spent = minus(requests(), before);
+    log.info("{} targets, heartbeat every {} s: requests over {} s (t0's change written after {} ms): {}",
+        TARGETS, HEARTBEAT_SECONDS, WINDOW.toSeconds(), changeWrittenMillis, spent);
+    assertThat(Files.size(records)).as("the heartbeats delivered records").isPositive();
+    long statusWrites = spent.getOrDefault("PUT kollect.io/kollecttargets/status", 0L)
+        + spent.getOrDefault("PATCH kollect.io/kollecttargets/status", 0L);
+    assertThat(statusWrites)
+        .as("status writes of %d targets over %s, one of them changed", TARGETS, WINDOW)
+        .isBetween(1L, (long) CHANGED_TARGET_WRITES);
+  }
+
+  private static int configMapCount(String target) {
+    KollectTarget t = client.resources(KollectTarget.class).inNamespace(NS).withName(target).get();
+    if (t == null || t.getStatus() == null || t.getStatus().objectCounts() == null) {
+      return -1;
+    }
+    Integer n = t.getStatus().objectCounts().get("v1/ConfigMap");
+    return n == null ? 0 : n;
+  }
+
+  private static boolean everyTargetReady() {
+    var items = client.resources(KollectTarget.class).inNamespace(NS).list().getItems();
+    return items.size() == TARGETS && items.stream().allMatch(t ->
+        t.getStatus() != null && t.getStatus().conditions() != null
+            && t.getStatus().conditions().stream().anyMatch(QuietStatusWritesIT::ready));
+  }
+
+  private static boolean ready(Condition c) {
+    return "Ready".equals(c.getType()) && "True".equals(c.getStatus());
+  }
+
+  /** The API server's request counters, summed by {@code VERB group/resource[/subresource]}. */
+  private static Map<String, Long> requests() throws Exception {
+    HttpClient http = client.getHttpClient();
+    HttpResponse<String> response = http.sendAsync(http.newHttpRequestBuilder()
+        .uri(client.getMasterUrl().toString().replaceAll("/$", "") + "/metrics").build(),
+        String.class).get(30, TimeUnit.SECONDS);
+    assertThat(response.code()).as("GET /metrics").isEqualTo(200);
+    Map<String, Long> out = new TreeMap<>();
+    Matcher m = REQUESTS.matcher(response.body());
+    while (m.find()) {
+      Map<String, String> labels = new TreeMap<>();
+      Matcher l = LABEL.matcher(m.group(1));
+      while (l.find()) {
+        labels.put(l.group(1), l.group(2));
+      }
+      String group = labels.getOrDefault("group", "");
+      String key = labels.get("verb") + " " + (group.isEmpty() ? "" : group + "/")
+          + labels.getOrDefault("resource", "")
+          + (labels.getOrDefault("subresource", "").isEmpty() ? ""
+              : "/" + labels.get("subresource"));
+      out.merge(key, (long) Double.parseDouble(m.group(2)), Long::sum);
+    }
+    return out;
+  }
+
+  private static Map<String, Long> minus(Map<String, Long> after, Map<String, Long> before) {
+    Map<String, Long> out = new TreeMap<>();
+    after.forEach((k, v) -> {
+      long d = v - before.getOrDefault(k, 0L);
+      if (d > 0) {
+        out.put(k, d);
+      }
+    });
+    return out;
+  }
+}
