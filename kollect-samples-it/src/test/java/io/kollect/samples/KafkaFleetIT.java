@@ -315,9 +315,13 @@ class KafkaFleetIT {
       assertThat(degraded.getReason()).isEqualTo("Delivering");
       KollectTargetStatus.SinkStatus delivery = targetSinkStatus(ns);
       assertThat(delivery.consecutiveFailures()).isIn(null, 0);
-      // (status.sinks[].pending is a figure: written at most every few minutes once the
-      // conditions settled, live in the metrics; the topic above shows the delivery)
     });
+    // status.sinks[].pending is a figure, written at most every few minutes once the conditions
+    // settled; the metrics carry it live
+    await().atMost(CONVERGE).untilAsserted(() -> assertThat(metricsText(solo).lines()
+        .filter(l -> l.startsWith("kollect_target_sink_pending_records{")
+            && l.contains("sink=\"" + ns + "/fleet\""))
+        .toList()).isNotEmpty().allSatisfy(l -> assertThat(l).endsWith(" 0.0")));
     assertSequencesGrowPerKey(TopicLog.read(broker.bootstrapServers(), topic(ns)));
   }
 
