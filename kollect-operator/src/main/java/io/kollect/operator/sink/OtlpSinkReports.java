@@ -90,10 +90,4 @@ public final class OtlpSinkReports {
     OtlpSink sink = counts == null ? null : counts.current();
     return sink == null ? null : sink.lastPartialSuccess().orElse(null);
   }
-
-  /** Log records dropped in partial successes of the sink {@code name}, across its rebuilds. */
-  public long rejectedLogRecords(String name) {
-    Counts counts = sinks.get(name);
-    return counts == null ? 0 : counts.rejected();
-  }
 }
