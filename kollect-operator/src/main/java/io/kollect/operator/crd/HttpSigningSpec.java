@@ -24,7 +24,7 @@ public record HttpSigningSpec(
    * A key of a Secret in the sink's namespace.
    *
    * @param name Secret name
-   * @param key key in the Secret (default {@value #DEFAULT_KEY})
+   * @param key key in the Secret (default {@code signing-keys})
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record SecretRef(@Required String name,

@@ -12,7 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The otlp sinks of KollectSinks, for their status and metrics: OTLP partial successes (a
  * receiver accepted a request but dropped some of its log records, without saying which) are
  * acknowledged, never retried, so they are reported here instead. Two counters per sink, tagged
- * {@code sink}: {@value #REJECTED} and {@value #PARTIAL}. They count across rebuilds of the sink
+ * {@code sink}: {@code kollect_export_otlp_rejected_log_records} and {@code
+ * kollect_export_otlp_partial_successes}. They count across rebuilds of the sink
  * (a changed KollectSink), as a Prometheus counter must; the operator's metrics drop them with
  * the sink's other {@code kollect_export_*} meters when the KollectSink is deleted.
  */
@@ -89,11 +90,5 @@ public final class OtlpSinkReports {
     Counts counts = sinks.get(name);
     OtlpSink sink = counts == null ? null : counts.current();
     return sink == null ? null : sink.lastPartialSuccess().orElse(null);
-  }
-
-  /** Log records dropped in partial successes of the sink {@code name}, across its rebuilds. */
-  public long rejectedLogRecords(String name) {
-    Counts counts = sinks.get(name);
-    return counts == null ? 0 : counts.rejected();
   }
 }

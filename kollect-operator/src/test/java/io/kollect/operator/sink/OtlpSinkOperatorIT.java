@@ -52,6 +52,8 @@ class OtlpSinkOperatorIT {
 
   @BeforeAll
   static void start() throws Exception {
+    // the operator reads a Secret at most every 30 s; the key rotation should not wait for that
+    SecretValues.ttl = Duration.ofSeconds(1);
     cluster = TestCluster.start();
     client = cluster.client();
     cluster.namespace("kollect-system");
@@ -110,6 +112,7 @@ class OtlpSinkOperatorIT {
 
   @AfterAll
   static void stop() throws Exception {
+    SecretValues.ttl = SecretValues.TTL;
     if (operator != null) {
       operator.close();
     }
@@ -298,8 +301,28 @@ class OtlpSinkOperatorIT {
             + "/otel-grpc\"} 0.0");
   }
 
+  /**
+   * The API key is rotated in its Secret: the same sink (no change of the KollectSink, no restart)
+   * sends the new one once it asked its header supplier again (at most every 10 s) and the Secret
+   * was read again (at most every second here). A ConfigMap is changed every 2 s until a request
+   * carries the new key.
+   */
   @Test
   @Order(4)
+  void anApiKeyRotatedInItsSecretIsSentWithoutARestart() {
+    client.secrets().inNamespace(NS).withName("otel-auth").edit(s -> new SecretBuilder(s)
+        .withData(null).withStringData(Map.of("token", "Bearer k-2")).build());
+    java.util.concurrent.atomic.AtomicInteger v = new java.util.concurrent.atomic.AtomicInteger();
+    await().atMost(WAIT).pollInterval(Duration.ofSeconds(2)).untilAsserted(() -> {
+      configMap("key-probe", String.valueOf(v.incrementAndGet()));
+      List<OtlpReceiver.Received> received = http.received();
+      assertThat(received.get(received.size() - 1).headers())
+          .containsEntry("authorization", "Bearer k-2");
+    });
+  }
+
+  @Test
+  @Order(5)
   void aMissingHeaderSecretAndAnEndpointWithoutTheLogsPathAreInvalidSinkConditionsNamingTheField() {
     cluster.apply("""
         apiVersion: kollect.io/v1alpha1
