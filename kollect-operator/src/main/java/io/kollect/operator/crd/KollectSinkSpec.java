@@ -16,28 +16,37 @@ import java.util.Map;
  * @param http settings of an {@code http} sink
  * @param batch batching
  * @param heartbeatInterval how often the full current set is re-sent ({@code 0s} turns it off)
- * @param tls TLS settings of every sink type that speaks TLS (today {@code http} to an {@code
- *     https} URL)
+ * @param tls TLS settings of every sink type that speaks TLS ({@code http} to an {@code https}
+ *     URL, {@code postgres})
  * @param suspend pause the sink: nothing is handed to it, and on resume only what changed
  *     meanwhile
  * @param kafka settings of a {@code kafka} sink
+ * @param postgres settings of a {@code postgres} sink
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record KollectSinkSpec(
-    @Required @JsonPropertyDescription("Destination type: stdout, file, http or kafka.") Type type,
+    @Required @JsonPropertyDescription("Destination type: stdout, file, http, kafka or postgres.") Type type,
     @JsonPropertyDescription("Settings of a file sink (JSON lines, rotated).") File file,
     @JsonPropertyDescription("Settings of an http sink (batches POSTed as JSON).") Http http,
     @JsonPropertyDescription("Batching.") Batch batch,
     @Pattern(DURATION)
         @JsonPropertyDescription("How often the full current set is re-sent, e.g. 10m; 0s turns it off.")
         String heartbeatInterval,
-    @JsonPropertyDescription("TLS settings, shared by every sink type that speaks TLS (http with an https URL).")
+    @JsonPropertyDescription("TLS settings, shared by every sink type that speaks TLS (http with an https URL, postgres).")
         Tls tls,
     @JsonPropertyDescription("Pause the sink: nothing is sent to it until it is resumed, then only "
         + "what changed meanwhile; the targets naming it say so.")
         Boolean suspend,
     @JsonPropertyDescription("Settings of a kafka sink (records into a compacted topic, key = "
-        + "object identity, tombstones for deletes).") Kafka kafka) {
+        + "object identity, tombstones for deletes).") Kafka kafka,
+    @JsonPropertyDescription("Settings of a postgres sink (a view objects of the current "
+        + "objects, optionally a changes table; newest sequence wins).") PostgresSinkSpec postgres) {
+
+  /** The spec without a postgres block. */
+  public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval,
+      Tls tls, Boolean suspend, Kafka kafka) {
+    this(type, file, http, batch, heartbeatInterval, tls, suspend, kafka, null);
+  }
 
   /** The spec without a kafka block. */
   public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval,
@@ -114,7 +123,9 @@ public record KollectSinkSpec(
     @JsonProperty("http")
     HTTP,
     @JsonProperty("kafka")
-    KAFKA
+    KAFKA,
+    @JsonProperty("postgres")
+    POSTGRES
   }
 
   /**

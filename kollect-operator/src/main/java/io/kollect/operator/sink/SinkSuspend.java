@@ -14,6 +14,7 @@ public final class SinkSuspend {
   /** The spec's settings without {@code suspend}, to compare two specs by what builds the sink. */
   public static KollectSinkSpec withoutSuspend(KollectSinkSpec spec) {
     return spec == null ? null : new KollectSinkSpec(spec.type(), spec.file(), spec.http(),
-        spec.batch(), spec.heartbeatInterval(), spec.tls(), null, spec.kafka());
+        spec.batch(), spec.heartbeatInterval(), spec.tls(), null, spec.kafka(),
+        spec.postgres());
   }
 }

@@ -2,6 +2,8 @@ package io.kollect.operator.status;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.kollect.export.kafka.TopicCheck;
+import io.kollect.export.postgres.DatabaseCheck;
+import io.kollect.export.postgres.WriterConflict;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectProfileStatus;
 import io.kollect.operator.crd.KollectSink;
@@ -68,6 +70,31 @@ public final class ResourceStatuses {
    */
   public static KollectSinkStatus sink(KollectSink sink, String problem, OperatorMetrics.Delivery delivery,
       List<String> warnings, TopicCheck topic, int targets, Instant now) {
+    return sink(sink, problem, delivery, warnings, topic, null, List.of(), targets, now);
+  }
+
+  /**
+   * A sink as {@link #sink(KollectSink, String, OperatorMetrics.Delivery, List, TopicCheck, int,
+   * Instant)}, and for a postgres sink its last database check and the other writers of its
+   * cluster names: a database that cannot be written (unreachable, authentication, privilege, a
+   * newer schema) is {@code Ready=False} with the check's reason and message, and a live writer of
+   * the same cluster name from another cluster a {@code Warning} with reason {@code
+   * DuplicateClusterName} (the two overwrite each other's rows).
+   *
+   * @param database the postgres sink's last database check; {@code null} for other sink types
+   * @param writerConflicts live writers of the same cluster names with another identity
+   */
+  public static KollectSinkStatus sink(KollectSink sink, String problem, OperatorMetrics.Delivery delivery,
+      List<String> warnings, TopicCheck topic, DatabaseCheck database,
+      List<WriterConflict> writerConflicts, int targets, Instant now) {
+    if (topic == null && database != null) {
+      // the same conditions as a topic that cannot be written
+      topic = new TopicCheck(switch (database.status()) {
+        case UNKNOWN -> TopicCheck.Status.UNKNOWN;
+        case READY -> TopicCheck.Status.READY;
+        case ERROR -> TopicCheck.Status.ERROR;
+      }, database.reason(), database.message());
+    }
     long generation = generation(sink.getMetadata().getGeneration());
     List<Condition> previous = sink.getStatus() == null || sink.getStatus().conditions() == null
         ? List.of() : sink.getStatus().conditions();
@@ -101,6 +128,11 @@ public final class ResourceStatuses {
     if (problem == null && topic != null && topic.status() == TopicCheck.Status.WARNING) {
       conditions.add(CrTranslation.kept(previous, "Warning", "True", topic.reason(), topic.message(),
           now, generation));
+    }
+    if (problem == null && !writerConflicts.isEmpty()) {
+      conditions.add(CrTranslation.kept(previous, "Warning", "True", "DuplicateClusterName",
+          writerConflicts.stream().map(WriterConflict::describe)
+              .collect(java.util.stream.Collectors.joining("; ")), now, generation));
     }
     return new KollectSinkStatus(generation, conditions, targets);
   }

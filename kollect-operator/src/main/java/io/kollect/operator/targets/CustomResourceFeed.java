@@ -22,6 +22,7 @@ import io.kollect.operator.metrics.OperatorMetrics;
 import io.kollect.operator.profile.ProfileStates;
 import io.kollect.operator.shard.ShardStatuses;
 import io.kollect.operator.sink.KafkaSinkChecks;
+import io.kollect.operator.sink.PostgresSinkChecks;
 import io.kollect.operator.sink.SinkSuspend;
 import io.kollect.operator.sink.SinkTranslation;
 import io.kollect.operator.status.FeedContext;
@@ -124,6 +125,7 @@ public final class CustomResourceFeed implements AutoCloseable {
   private final Map<String, String> profileProblems = new ConcurrentHashMap<>();
   /** The kafka sinks among them: topic checks and producer metrics. */
   private final KafkaSinkChecks kafkaSinks;
+  private final PostgresSinkChecks postgresSinks;
   private volatile KindWatch<KollectProfile> profiles;
   private volatile KindWatch<KollectSink> sinks;
   private final KollectTargets targets;
@@ -156,6 +158,7 @@ public final class CustomResourceFeed implements AutoCloseable {
     this.targetHooks = b.targetHooks;
     this.extraSinks = List.copyOf(b.extraSinks);
     this.defaultServiceAccount = b.defaultServiceAccount;
+    this.postgresSinks = new PostgresSinkChecks(clock);
     this.kafkaSinks = new KafkaSinkChecks(name -> {
       KindWatch<KollectSink> watch = sinks;
       if (watch != null) {
@@ -375,6 +378,7 @@ public final class CustomResourceFeed implements AutoCloseable {
       engine.setSinkSuspended(name, suspend);
       engine.putSink(built.sink(), built.options());
       kafkaSinks.put(name, built.sink());
+      postgresSinks.put(name, built.sink());
       appliedSinks.put(name, settings);
       sinkProblems.remove(name);
       sinkWarnings.put(name, built.warnings());
@@ -384,6 +388,7 @@ public final class CustomResourceFeed implements AutoCloseable {
           "KollectSink " + name + ": " + ProblemReports.firstLine(e.getMessage()));
       engine.removeSink(name);
       kafkaSinks.remove(name);
+      postgresSinks.remove(name);
       appliedSinks.remove(name);
     }
     reportSink(sink);
@@ -406,7 +411,7 @@ public final class CustomResourceFeed implements AutoCloseable {
         sink.getMetadata().getName());
     watch.cached(name).ifPresent(cached -> status.write(cached, ResourceStatuses.sink(sink,
         sinkProblems.get(name), metrics.delivery(name), sinkWarnings.getOrDefault(name, List.of()),
-        kafkaSinks.topicCheck(name),
+        kafkaSinks.topicCheck(name), postgresSinks.databaseCheck(name), postgresSinks.writerConflicts(name),
         targetsUsing(sink.getMetadata().getNamespace(), sink.getMetadata().getName()),
         clock.instant())));
   }
@@ -424,6 +429,7 @@ public final class CustomResourceFeed implements AutoCloseable {
       return;
     }
     kafkaSinks.recheck();
+    postgresSinks.recheck();
     for (KollectSink sink : watch.list()) {
       if (namespaceFilter.test(sink.getMetadata().getNamespace())) {
         String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
@@ -443,6 +449,7 @@ public final class CustomResourceFeed implements AutoCloseable {
         sink.getMetadata().getName());
     engine.removeSink(name);
     kafkaSinks.remove(name);
+    postgresSinks.remove(name);
     appliedSinks.remove(name);
     sinkProblems.remove(name);
     sinkWarnings.remove(name);
@@ -592,6 +599,7 @@ public final class CustomResourceFeed implements AutoCloseable {
   @Override
   public void close() {
     kafkaSinks.close();
+    postgresSinks.close();
     for (KindWatch<?> watch : new java.util.ArrayList<>(java.util.Arrays.asList(
         targets.watch().orElse(null), sinks, profiles))) {
       if (watch != null) {

@@ -105,6 +105,6 @@ class CustomResourceFeedTest {
     feed.onSink(sink);
     feed.onSink(sink);
     assertThat(events).containsExactly(
-        "InvalidSink: KollectSink team/hook: spec.type: is missing (stdout, file, http or kafka)");
+        "InvalidSink: KollectSink team/hook: spec.type: is missing (stdout, file, http, kafka or postgres)");
   }
 }
