@@ -29,7 +29,7 @@ class PostgresSinkTranslationTest {
   }
 
   @Test
-  void theIssuesShapeParsesIntoThePostgresBlock() {
+  void theDocumentedShapeParsesIntoThePostgresBlock() {
     KollectSinkSpec spec = sink("""
         type: postgres
         postgres:
