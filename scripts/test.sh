@@ -5,21 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/provision-kube-binaries.sh
-# kollect-testing's TestPostgresServer runs Debian's postgresql-15 binaries from here
-if [[ ! -x /usr/lib/postgresql/15/bin/postgres ]]; then
-  SUDO=""
-  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
-  echo "[test] installing postgresql-15 (the postgres sink's tests run a real server)" >&2
-  $SUDO apt-get update -qq
-  # the package's own cluster is not used (tests run initdb in a temporary directory): do not
-  # let the package create and start one, unless the machine already says otherwise
-  if [[ ! -e /etc/postgresql-common/createcluster.conf ]]; then
-    $SUDO mkdir -p /etc/postgresql-common
-    echo "create_main_cluster = false" | $SUDO tee /etc/postgresql-common/createcluster.conf >/dev/null
-  fi
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    postgresql-15
-fi
+# kollect-testing's TestPostgresServer runs Debian's postgresql-15 binaries
+bash scripts/provision-postgres.sh
 # The committed deploy/crds must match what the CRD classes generate (GeneratedCrdsTest); the
 # build never refreshes them by itself: -Dkollect.crds.update=true does.
 ./mvnw -B -ntp verify "$@"

@@ -98,6 +98,7 @@ final class DemoCommand implements Callable<Integer> {
     apiServer.start();
     KollectOperator operator = null;
     EdgeCluster edge = null;
+    DemoDatabase database = null;
     try {
       String kubeconfig = apiServer.getKubeConfigYaml();
       Files.writeString(kubeconfigFile, kubeconfig);
@@ -115,6 +116,7 @@ final class DemoCommand implements Callable<Integer> {
         edge = EdgeCluster.start(dir, binaries.isPresent());
         Files.writeString(edgeKubeconfigFile, edge.adminKubeconfig());
         edge.register(setup);
+        database = startDatabase(client, err);
         OperatorConfig config = OperatorConfig.builder().clusterName("demo").workers(2)
             .resyncPeriod(Duration.ofHours(10)).metricsAddress(inventoryAddress)
             .inventoryAuth(InventoryAuth.tokenFile(tokenFile)).operatorNamespace("default")
@@ -131,6 +133,9 @@ final class DemoCommand implements Callable<Integer> {
         awaitSettled(operator, client);
         InetSocketAddress http = operator.metricsAddress().orElseThrow();
         printHowTo(err, kubeconfigFile, edgeKubeconfigFile, tokenFile, http);
+        if (database != null) {
+          printFleetQuestion(database, config.clusterName(), err);
+        }
         printSummaryUntilStopped(client, config.clusterName(), stop, err);
         err.println("kollect demo: stopping");
         operator.close();
@@ -143,10 +148,58 @@ final class DemoCommand implements Callable<Integer> {
       if (edge != null) {
         edge.close();
       }
+      if (database != null) {
+        database.close();
+      }
       apiServer.stop();
       stop.close();
     }
     return 0;
+  }
+
+  /**
+   * Starts the local PostgreSQL and points a postgres KollectSink of every target at it, when the
+   * server binaries are installed ({@code scripts/demo.sh} installs them); otherwise the demo goes
+   * on without it.
+   */
+  private DemoDatabase startDatabase(KubernetesClient client, PrintStream err) throws IOException {
+    Optional<DemoDatabase> database;
+    try {
+      database = DemoDatabase.startIfInstalled(dir);
+    } catch (RuntimeException e) {
+      err.println("kollect demo: PostgreSQL did not start, going on without it: " + e.getMessage());
+      return null;
+    }
+    if (database.isEmpty()) {
+      err.println("kollect demo: PostgreSQL 15 is not installed (scripts/demo.sh installs it); "
+          + "going on without the SQL inventory");
+      return null;
+    }
+    err.println("kollect demo: started a local PostgreSQL; KollectSink " + DemoDatabase.NAMESPACE
+        + "/" + DemoDatabase.SINK + " writes both clusters into it ...");
+    database.get().connect(client);
+    return database.get();
+  }
+
+  /**
+   * Waits (at most a minute) until both clusters' objects are in the database, then prints how to
+   * open it and the answer to one question across the fleet.
+   */
+  private static void printFleetQuestion(DemoDatabase database, String localCluster,
+      PrintStream err) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while ((database.objects(localCluster) == 0 || database.objects(EdgeCluster.NAME) == 0)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    err.println("  The inventory in SQL (view kollect.objects, history in kollect.changes):");
+    err.println("    " + database.psqlCommand());
+    err.println();
+    err.println("  Which images run in which cluster (docs/examples/postgres/):");
+    err.println("    " + DemoDatabase.IMAGES_PER_CLUSTER);
+    err.println();
+    err.print(database.imagesPerCluster().indent(4));
+    err.println();
   }
 
   /** A random bearer token for {@code /inventory}, written to {@code tokenFile}. */
@@ -318,7 +371,7 @@ final class DemoCommand implements Callable<Integer> {
         .map(Condition::getStatus).findFirst().orElse("-");
   }
 
-  private static String table(List<String[]> rows) {
+  static String table(List<String[]> rows) {
     int[] widths = new int[rows.get(0).length];
     for (String[] row : rows) {
       for (int i = 0; i < row.length; i++) {

@@ -17,22 +17,23 @@ import java.util.Map;
  * @param batch batching
  * @param heartbeatInterval how often the full current set is re-sent ({@code 0s} turns it off)
  * @param tls TLS settings of every sink type that speaks TLS ({@code http} and {@code otlp} to an {@code
- *     https} URL)
+ *     https} URL, {@code postgres})
  * @param suspend pause the sink: nothing is handed to it, and on resume only what changed
  *     meanwhile
  * @param kafka settings of a {@code kafka} sink
  * @param otlp settings of an {@code otlp} sink
+ * @param postgres settings of a {@code postgres} sink
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record KollectSinkSpec(
-    @Required @JsonPropertyDescription("Destination type: stdout, file, http, kafka or otlp.") Type type,
+    @Required @JsonPropertyDescription("Destination type: stdout, file, http, kafka, otlp or postgres.") Type type,
     @JsonPropertyDescription("Settings of a file sink (JSON lines, rotated).") File file,
     @JsonPropertyDescription("Settings of an http sink (batches POSTed as JSON).") Http http,
     @JsonPropertyDescription("Batching.") Batch batch,
     @Pattern(DURATION)
         @JsonPropertyDescription("How often the full current set is re-sent, e.g. 10m; 0s turns it off.")
         String heartbeatInterval,
-    @JsonPropertyDescription("TLS settings, shared by every sink type that speaks TLS (http and otlp with an https URL).")
+    @JsonPropertyDescription("TLS settings, shared by every sink type that speaks TLS (http and otlp with an https URL, postgres).")
         Tls tls,
     @JsonPropertyDescription("Pause the sink: nothing is sent to it until it is resumed, then only "
         + "what changed meanwhile; the targets naming it say so.")
@@ -40,12 +41,14 @@ public record KollectSinkSpec(
     @JsonPropertyDescription("Settings of a kafka sink (records into a compacted topic, key = "
         + "object identity, tombstones for deletes).") Kafka kafka,
     @JsonPropertyDescription("Settings of an otlp sink (records as OpenTelemetry entity events "
-        + "over OTLP/HTTP or OTLP/gRPC).") OtlpSinkSpec otlp) {
+        + "over OTLP/HTTP or OTLP/gRPC).") OtlpSinkSpec otlp,
+    @JsonPropertyDescription("Settings of a postgres sink (a view objects of the current "
+        + "objects, optionally a changes table; newest sequence wins).") PostgresSinkSpec postgres) {
 
-  /** The spec without an otlp block. */
+  /** The spec without an otlp or a postgres block. */
   public KollectSinkSpec(Type type, File file, Http http, Batch batch, String heartbeatInterval,
       Tls tls, Boolean suspend, Kafka kafka) {
-    this(type, file, http, batch, heartbeatInterval, tls, suspend, kafka, null);
+    this(type, file, http, batch, heartbeatInterval, tls, suspend, kafka, null, null);
   }
 
   /** The spec without a kafka block. */
@@ -125,7 +128,9 @@ public record KollectSinkSpec(
     @JsonProperty("kafka")
     KAFKA,
     @JsonProperty("otlp")
-    OTLP
+    OTLP,
+    @JsonProperty("postgres")
+    POSTGRES
   }
 
   /**

@@ -10,6 +10,7 @@ import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.status.FeedContext;
 import io.kollect.operator.status.ProblemReports;
 import io.kollect.operator.status.ResourceStatuses;
+import io.kollect.operator.status.SinkChecks;
 import io.kollect.operator.targets.CrTranslation;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +44,8 @@ public final class SinkFeed implements AutoCloseable {
   private final KafkaSinkChecks kafkaSinks;
   /** The otlp sinks among them: partial successes. */
   private final OtlpSinkReports otlpSinks;
+  /** The postgres sinks among them: database checks and writers of the same cluster name. */
+  private final PostgresSinkChecks postgresSinks;
   private volatile KindWatch<KollectSink> watch;
 
   /**
@@ -54,6 +57,7 @@ public final class SinkFeed implements AutoCloseable {
     this.context = context;
     this.translation = translation;
     this.targets = targets;
+    this.postgresSinks = new PostgresSinkChecks(context.clock());
     this.otlpSinks = new OtlpSinkReports(
         context.metrics() == null ? null : context.metrics().registry());
     this.kafkaSinks = new KafkaSinkChecks(name -> {
@@ -116,6 +120,7 @@ public final class SinkFeed implements AutoCloseable {
       engine.putSink(built.sink(), built.options());
       kafkaSinks.put(name, built.sink());
       otlpSinks.put(name, built.sink());
+      postgresSinks.put(name, built.sink());
       applied.put(name, settings);
       problems.remove(name);
       warnings.put(name, built.warnings());
@@ -126,6 +131,7 @@ public final class SinkFeed implements AutoCloseable {
       engine.removeSink(name);
       kafkaSinks.remove(name);
       otlpSinks.remove(name);
+      postgresSinks.remove(name);
       applied.remove(name);
     }
     report(sink);
@@ -148,8 +154,9 @@ public final class SinkFeed implements AutoCloseable {
         sink.getMetadata().getName());
     w.cached(name).ifPresent(cached -> context.status().write(cached, ResourceStatuses.sink(sink,
         problems.get(name), context.metrics().delivery(name),
-        warnings.getOrDefault(name, List.of()), kafkaSinks.topicCheck(name),
-        otlpSinks.lastPartialSuccess(name),
+        warnings.getOrDefault(name, List.of()), new SinkChecks(kafkaSinks.topicCheck(name),
+            postgresSinks.databaseCheck(name), postgresSinks.writerConflicts(name),
+            otlpSinks.lastPartialSuccess(name)),
         targetsUsing(sink.getMetadata().getNamespace(), sink.getMetadata().getName()),
         context.clock().instant())));
   }
@@ -167,6 +174,7 @@ public final class SinkFeed implements AutoCloseable {
       return;
     }
     kafkaSinks.recheck();
+    postgresSinks.recheck();
     for (KollectSink sink : w.list()) {
       if (context.namespaceFilter().test(sink.getMetadata().getNamespace())) {
         String name = CrTranslation.sinkName(sink.getMetadata().getNamespace(),
@@ -187,6 +195,7 @@ public final class SinkFeed implements AutoCloseable {
     context.engine().removeSink(name);
     kafkaSinks.remove(name);
     otlpSinks.remove(name);
+    postgresSinks.remove(name);
     applied.remove(name);
     problems.remove(name);
     warnings.remove(name);
@@ -216,6 +225,7 @@ public final class SinkFeed implements AutoCloseable {
   @Override
   public void close() {
     kafkaSinks.close();
+    postgresSinks.close();
     KindWatch<KollectSink> w = watch;
     if (w != null) {
       w.close();

@@ -14,6 +14,7 @@ final class SinkSuspend {
   /** The spec's settings without {@code suspend}, to compare two specs by what builds the sink. */
   public static KollectSinkSpec withoutSuspend(KollectSinkSpec spec) {
     return spec == null ? null : new KollectSinkSpec(spec.type(), spec.file(), spec.http(),
-        spec.batch(), spec.heartbeatInterval(), spec.tls(), null, spec.kafka(), spec.otlp());
+        spec.batch(), spec.heartbeatInterval(), spec.tls(), null, spec.kafka(), spec.otlp(),
+        spec.postgres());
   }
 }

@@ -10,6 +10,7 @@ import io.kollect.export.SinkOptions;
 import io.kollect.export.StdoutSink;
 import io.kollect.export.kafka.KafkaSink;
 import io.kollect.export.kafka.KafkaSinkConfig;
+import io.kollect.export.postgres.PostgresSink;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectSinkSpec;
 import java.net.URI;
@@ -84,11 +85,13 @@ public final class SinkTranslation {
   private final SecretValues secrets;
   private final WebhookTranslation webhooks;
   private final OtlpSinkTranslation otlp;
+  private final PostgresSinkTranslation postgres;
 
   public SinkTranslation(KubernetesClient client) {
     this.secrets = new SecretValues(client);
     this.webhooks = new WebhookTranslation(secrets);
     this.otlp = new OtlpSinkTranslation(secrets);
+    this.postgres = new PostgresSinkTranslation(secrets, client);
   }
 
   /**
@@ -99,7 +102,7 @@ public final class SinkTranslation {
   public Built build(String name, KollectSink resource) {
     KollectSinkSpec spec = resource.getSpec();
     if (spec == null || spec.type() == null) {
-      throw new IllegalArgumentException("spec.type: is missing (stdout, file, http or kafka)");
+      throw new IllegalArgumentException("spec.type: is missing (stdout, file, http, kafka, otlp or postgres)");
     }
     SinkOptions options = options(spec);
     if (spec.tls() != null && spec.type() == KollectSinkSpec.Type.KAFKA) {
@@ -108,7 +111,8 @@ public final class SinkTranslation {
           + "spec.kafka.tls; move them there");
     }
     if (spec.tls() != null && spec.type() != KollectSinkSpec.Type.HTTP
-        && spec.type() != KollectSinkSpec.Type.OTLP) {
+        && spec.type() != KollectSinkSpec.Type.OTLP
+        && spec.type() != KollectSinkSpec.Type.POSTGRES) {
       throw new IllegalArgumentException("spec.tls: type " + spec.type().name().toLowerCase(
           java.util.Locale.ROOT) + " does not speak TLS; remove the tls block");
     }
@@ -120,6 +124,8 @@ public final class SinkTranslation {
       case OTLP -> otlp.build(name, resource.getMetadata().getNamespace(), spec,
           spec.tls() == null ? null : tls(resource.getMetadata().getNamespace(), spec.tls()),
           options.heartbeatInterval());
+      case POSTGRES -> postgres.build(name, resource.getMetadata().getNamespace(), spec.postgres(),
+          spec.tls() == null ? null : tls(resource.getMetadata().getNamespace(), spec.tls()));
     };
     List<String> warnings = spec.tls() != null && Boolean.TRUE.equals(spec.tls().insecureSkipVerify())
         ? List.of(INSECURE_WARNING) : List.of();
@@ -131,6 +137,9 @@ public final class SinkTranslation {
     // object's last state); the spec's batch and heartbeatInterval still override them.
     SinkOptions options = spec.type() == KollectSinkSpec.Type.KAFKA
         ? KafkaSink.defaultOptions() : SinkOptions.defaults();
+    if (spec.type() == KollectSinkSpec.Type.POSTGRES) {
+      options = PostgresSink.defaultOptions();
+    }
     if (spec.batch() != null) {
       if (spec.batch().maxSize() != null) {
         options = options.withMaxBatchSize(spec.batch().maxSize());
@@ -453,7 +462,7 @@ public final class SinkTranslation {
     return new TlsConfig(ca, cert, key, Boolean.TRUE.equals(tls.insecureSkipVerify()));
   }
 
-  private static void check(Supplier<String> value, String field) {
+  static void check(Supplier<String> value, String field) {
     try {
       value.get();
     } catch (IllegalStateException e) {
@@ -464,7 +473,7 @@ public final class SinkTranslation {
   }
 
 
-  private static void require(String value, String field) {
+  static void require(String value, String field) {
     if (value == null || value.isBlank()) {
       throw new IllegalArgumentException(field + ": is required");
     }

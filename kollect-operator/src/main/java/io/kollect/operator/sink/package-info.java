@@ -5,8 +5,9 @@
  * io.kollect.operator.sink.SecretValues}), suspend apart from the settings ({@link
  * io.kollect.operator.sink.SinkSuspend}), the kafka sinks' topic checks ({@link
  * io.kollect.operator.sink.KafkaSinkChecks}); per type, the translations that are more than a
- * few fields: the otlp sink ({@code OtlpSinkTranslation}) and the http sink's CloudEvents format
- * and Standard Webhooks signing ({@code WebhookTranslation}), and the otlp sinks' partial
- * successes for status and metrics ({@link io.kollect.operator.sink.OtlpSinkReports}).
+ * few fields: the otlp sink ({@code OtlpSinkTranslation}), the http sink's CloudEvents format
+ * and Standard Webhooks signing ({@code WebhookTranslation}) and the postgres sink ({@code
+ * PostgresSinkTranslation}); the otlp sinks' partial successes for status and metrics ({@code
+ * OtlpSinkReports}) and the postgres sinks' database checks ({@code PostgresSinkChecks}).
  */
 package io.kollect.operator.sink;

@@ -3,6 +3,8 @@ package io.kollect.operator.status;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.kollect.export.kafka.TopicCheck;
 import io.kollect.export.otlp.PartialSuccess;
+import io.kollect.export.postgres.DatabaseCheck;
+import io.kollect.export.postgres.WriterConflict;
 import io.kollect.operator.crd.KollectProfile;
 import io.kollect.operator.crd.KollectProfileStatus;
 import io.kollect.operator.crd.KollectSink;
@@ -56,32 +58,36 @@ public final class ResourceStatuses {
    */
   public static KollectSinkStatus sink(KollectSink sink, String problem, OperatorMetrics.Delivery delivery,
       List<String> warnings, int targets, Instant now) {
-    return sink(sink, problem, delivery, warnings, null, targets, now);
+    return sink(sink, problem, delivery, warnings, SinkChecks.NONE, targets, now);
   }
 
   /**
    * A sink as {@link #sink(KollectSink, String, OperatorMetrics.Delivery, List, int, Instant)},
-   * and for a kafka sink its last topic check: a missing or unreachable topic is {@code
-   * Ready=False} with the check's reason and message (nothing can be written), a topic that is not
-   * compacted a {@code Warning} condition (writes go on, but deleted objects are never forgotten).
-   *
-   * @param topic the kafka sink's last topic check; {@code null} for other sink types
+   * with a kafka sink's last topic check.
    */
   public static KollectSinkStatus sink(KollectSink sink, String problem, OperatorMetrics.Delivery delivery,
       List<String> warnings, TopicCheck topic, int targets, Instant now) {
-    return sink(sink, problem, delivery, warnings, topic, null, targets, now);
+    return sink(sink, problem, delivery, warnings, SinkChecks.topic(topic), targets, now);
   }
 
   /**
-   * A sink as {@link #sink(KollectSink, String, OperatorMetrics.Delivery, List, TopicCheck, int,
-   * Instant)}, and for an otlp sink its last OTLP partial success: {@code Warning=True}, reason
-   * {@code PartialSuccess}, with the receiver's count and message. Deliveries go on (the batch was
-   * acknowledged: OTLP forbids retrying it), so the sink stays {@code Ready}.
-   *
-   * @param partial the otlp sink's last partial success; {@code null} for none or another type
+   * A sink as {@link #sink(KollectSink, String, OperatorMetrics.Delivery, List, int, Instant)},
+   * with what its type's own checks found:
+   * <ul>
+   *   <li>a kafka topic or a postgres database that cannot be written (missing, unreachable,
+   *       authentication, privilege, a newer schema) is {@code Ready=False} with the check's reason
+   *       and message; a topic that is not compacted a {@code Warning} (writes go on, but deleted
+   *       objects are never forgotten);
+   *   <li>a live postgres writer of the same cluster name from another cluster is a {@code Warning}
+   *       with reason {@code DuplicateClusterName} (the two overwrite each other's rows);
+   *   <li>an OTLP partial success is a {@code Warning}, reason {@code PartialSuccess}, with the
+   *       receiver's count and message; deliveries go on (the batch was acknowledged: OTLP forbids
+   *       retrying it), so the sink stays {@code Ready}.
+   * </ul>
    */
   public static KollectSinkStatus sink(KollectSink sink, String problem, OperatorMetrics.Delivery delivery,
-      List<String> warnings, TopicCheck topic, PartialSuccess partial, int targets, Instant now) {
+      List<String> warnings, SinkChecks checks, int targets, Instant now) {
+    TopicCheck topic = checks.writable();
     long generation = generation(sink.getMetadata().getGeneration());
     List<Condition> previous = sink.getStatus() == null || sink.getStatus().conditions() == null
         ? List.of() : sink.getStatus().conditions();
@@ -116,6 +122,7 @@ public final class ResourceStatuses {
       conditions.add(CrTranslation.kept(previous, "Warning", "True", topic.reason(), topic.message(),
           now, generation));
     }
+    PartialSuccess partial = checks.partial();
     if (problem == null && partial != null) {
       conditions.add(CrTranslation.kept(previous, "Warning", "True", "PartialSuccess",
           "the OTLP receiver accepted a request partially at " + CrTranslation.rfc3339(partial.at())
@@ -123,6 +130,11 @@ public final class ResourceStatuses {
               + "and forbids a retry; counted in kollect_export_otlp_rejected_log_records): "
               + (partial.errorMessage().isEmpty() ? "no message" : partial.errorMessage()),
           now, generation));
+    }
+    if (problem == null && !checks.writerConflicts().isEmpty()) {
+      conditions.add(CrTranslation.kept(previous, "Warning", "True", "DuplicateClusterName",
+          checks.writerConflicts().stream().map(WriterConflict::describe)
+              .collect(java.util.stream.Collectors.joining("; ")), now, generation));
     }
     return new KollectSinkStatus(generation, conditions, targets);
   }

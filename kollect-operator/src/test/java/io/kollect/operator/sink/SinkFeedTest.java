@@ -35,6 +35,6 @@ class SinkFeedTest {
     feed.onSink(sink);
     feed.onSink(sink);
     assertThat(offline.events()).containsExactly(
-        "InvalidSink: KollectSink team/hook: spec.type: is missing (stdout, file, http or kafka)");
+        "InvalidSink: KollectSink team/hook: spec.type: is missing (stdout, file, http, kafka, otlp or postgres)");
   }
 }

@@ -1,0 +1,248 @@
+package io.kollect.samples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.kollect.testing.TestPostgresServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The postgres sink with what ships: the packaged operator ({@code java -jar kollect.jar run})
+ * accepts a {@code type: postgres} KollectSink and writes the ConfigMaps of {@value #NS} into a
+ * real PostgreSQL; it is killed with SIGKILL mid-burst, objects change and are deleted while it is
+ * down, and the restarted operator makes the view {@code objects} exact again. With history on,
+ * states re-sent after the restart (the tail the checkpoint had not caught up with) append no
+ * row to {@code changes}: no two consecutive rows of one object have the same content.
+ */
+class PostgresFleetIT {
+
+  private static final String NS = "crash";
+  private static final String OPERATOR_NAMESPACE = "kollect-system";
+  private static final Duration CONVERGE = Duration.ofSeconds(90);
+
+  private static ApiServer server;
+  private static KubernetesClient admin;
+  private static TestPostgresServer db;
+  private static Path work;
+  private static Path kubeconfig;
+  private static OperatorProcess operator;
+
+  @BeforeAll
+  static void apiServerDatabaseAndScenario() throws Exception {
+    work = SamplePaths.moduleDir().resolve("target/postgres-fleet");
+    deleteRecursively(work);
+    Files.createDirectories(work);
+    db = TestPostgresServer.start();
+    server = ApiServer.start();
+    admin = server.admin();
+    kubeconfig = server.writeAdminKubeConfig(work.resolve("kubeconfig"));
+    Fixtures.ensureNamespace(admin, OPERATOR_NAMESPACE);
+    Fixtures.ensureNamespace(admin, NS);
+    Fixtures.installCrdDir(admin, SamplePaths.repoRoot().resolve("deploy/crds"));
+    admin.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("pg")
+        .withNamespace(NS).endMetadata().withStringData(Map.of("username", db.superuser(),
+            "password", db.superuserPassword())).build()).create();
+    apply("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectProfile
+        metadata: {name: configmaps}
+        spec:
+          resources:
+            - version: v1
+              kind: ConfigMap
+              fields: [{name: v, path: "{.data.v}"}]
+        """);
+    apply("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectSink
+        metadata: {name: fleet, namespace: %s}
+        spec:
+          type: postgres
+          postgres:
+            url: %s
+            credentialsSecretRef: {name: pg}
+            history: {enabled: true}
+        """.formatted(NS, db.jdbcUrl()));
+    apply("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectTarget
+        metadata: {name: cms, namespace: %1$s}
+        spec:
+          profileRef: configmaps
+          scope: {namespaces: [%1$s]}
+          sinkRefs: [fleet]
+        """.formatted(NS));
+  }
+
+  @AfterAll
+  static void stopEverything() throws Exception {
+    if (operator != null) {
+      operator.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @Test
+  void afterAKill9MidBurstTheRestartedOperatorMakesTheTableExactAndTheHistoryHasNoRepeatedState()
+      throws Exception {
+    int burst = 60;
+    for (int i = 0; i < burst + 10; i++) {
+      put("cm-" + i, "0");
+    }
+    operator = start("run-1");
+    awaitExact();
+
+    CompletableFuture<Void> changes = CompletableFuture.runAsync(() -> {
+      for (int i = 0; i < burst; i++) {
+        put("cm-" + i, "burst-" + i);
+        pace(100);
+      }
+    });
+    // kill -9 once the database has most of the burst so far, mid-stream
+    await().atMost(CONVERGE).pollInterval(Duration.ofMillis(200))
+        .until(() -> count("SELECT count(*) FROM kollect.objects WHERE fields->>'v' LIKE"
+            + " 'burst-%'") >= 40);
+    operator.killHard();
+    changes.get();
+    assertThat(count("SELECT count(*) FROM kollect.objects WHERE fields->>'v' LIKE 'burst-%'"))
+        .as("burst rows when killed: the kill came mid-burst").isLessThan(burst);
+    for (int i = 0; i < 4; i++) {
+      admin.configMaps().inNamespace(NS).withName("cm-" + i).delete();
+    }
+    put("cm-10", "while-down");
+    put("new-0", "while-down");
+    await().atMost(CONVERGE).until(() -> !cluster().containsKey("cm-0"));
+
+    operator = start("run-2");
+    awaitExact();
+    assertThat(count("SELECT count(*) FROM (SELECT content_hash, op, lag(content_hash) OVER w AS"
+        + " previous_hash, lag(op) OVER w AS previous_op FROM kollect.changes WINDOW w AS"
+        + " (PARTITION BY name ORDER BY sequence)) h WHERE op = previous_op AND content_hash ="
+        + " previous_hash")).as("history rows repeating the state before them").isZero();
+    assertThat(count("SELECT count(*) FROM kollect.changes WHERE name = 'cm-0' AND op ="
+        + " 'DELETE'")).isEqualTo(1);
+  }
+
+  private static OperatorProcess start(String name) {
+    OperatorProcess p = OperatorProcess.start(work, name, List.of(
+        "--kubeconfig", kubeconfig.toString(),
+        "--cluster-name", "fleet",
+        "--namespaces", NS,
+        "--cluster-wide-namespaces", NS,
+        "--leader-elect-namespace", OPERATOR_NAMESPACE,
+        "--status-write-interval", "1s",
+        "--log-format", "text"));
+    try {
+      await().atMost(CONVERGE).pollInterval(Duration.ofMillis(300))
+          .failFast("the operator process exited", () -> !p.isAlive())
+          .ignoreExceptionsInstanceOf(java.io.UncheckedIOException.class)
+          .untilAsserted(() -> assertThat(p.getProbe("/readyz").statusCode()).isEqualTo(200));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("operator not ready; its stderr:\n" + p.stderrText(), e);
+    }
+    return p;
+  }
+
+  private static void awaitExact() {
+    await().atMost(CONVERGE).pollInterval(Duration.ofMillis(500))
+        .untilAsserted(() -> assertThat(table()).isEqualTo(cluster()));
+  }
+
+  /** The ConfigMaps of {@value #NS}: name to "uid v". */
+  private static Map<String, String> cluster() {
+    Map<String, String> out = new TreeMap<>();
+    for (ConfigMap cm : admin.configMaps().inNamespace(NS).list().getItems()) {
+      if (cm.getData() != null && cm.getData().containsKey("v")) {
+        out.put(cm.getMetadata().getName(), cm.getMetadata().getUid() + " "
+            + cm.getData().get("v"));
+      }
+    }
+    return out;
+  }
+
+  /** The view {@code objects}: name to "uid v". */
+  private static Map<String, String> table() {
+    Map<String, String> out = new TreeMap<>();
+    try (Connection c = db.connect(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT name, uid, fields->>'v' FROM kollect.objects"
+            + " WHERE cluster = 'fleet' AND target = '" + NS + "/cms'")) {
+      while (rs.next()) {
+        out.put(rs.getString(1), rs.getString(2) + " " + rs.getString(3));
+      }
+    } catch (SQLException e) {
+      out.put("(no table yet)", e.getMessage());
+    }
+    return out;
+  }
+
+  private static long count(String sql) {
+    try (Connection c = db.connect(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      return -1;
+    }
+  }
+
+  private static void apply(String yaml) {
+    try {
+      Fixtures.apply(admin, Sample.YAML.readTree(yaml));
+    } catch (IOException e) {
+      throw new IllegalArgumentException(yaml, e);
+    }
+  }
+
+  private static void put(String name, String v) {
+    admin.configMaps().inNamespace(NS).resource(new ConfigMapBuilder()
+        .withNewMetadata().withName(name).endMetadata().withData(Map.of("v", v)).build())
+        .createOr(NonDeletingOperation::update);
+  }
+
+  /** Spaces the changes of a burst out, so that the kill falls in its middle. */
+  private static void pace(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}
