@@ -25,11 +25,7 @@ public record GuardSettings(int circuitBreakerFailures, Duration circuitBreakerM
       throw new IllegalArgumentException("--circuit-breaker-failures must be zero (off) or "
           + "positive, got " + circuitBreakerFailures);
     }
-    if (circuitBreakerMaxCooldown == null || circuitBreakerMaxCooldown.isNegative()
-        || circuitBreakerMaxCooldown.isZero()) {
-      throw new IllegalArgumentException("--circuit-breaker-max-cooldown: must be a positive "
-          + "duration, got " + circuitBreakerMaxCooldown);
-    }
+    SettingRules.positive(circuitBreakerMaxCooldown, "--circuit-breaker-max-cooldown");
     if (warnObjectsPerTarget < 1) {
       throw new IllegalArgumentException("--warn-objects-per-target must be at least 1, got "
           + warnObjectsPerTarget);

@@ -8,12 +8,10 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.kollect.operator.DeployManifestsIT;
 import io.kollect.operator.PerClassCluster;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -50,19 +48,7 @@ class ShardedDeployIT {
   @Test
   void theOverlayRunsAStatefulSetWhosePodsTakeTheirShardFromTheirNameAndIsAccepted()
       throws Exception {
-    Path kubectl;
-    try (Stream<Path> dirs = Files.list(Path.of(System.getProperty("user.home"), ".kubeapitest",
-        "k8s"))) {
-      kubectl = dirs.map(d -> d.resolve("kubectl")).filter(Files::isExecutable).findFirst()
-          .orElse(null);
-    }
-    assertThat(kubectl).as("kubectl next to the API server binaries").isNotNull();
-    Process p = new ProcessBuilder(kubectl.toString(), "kustomize", overlay().toString())
-        .redirectErrorStream(true).start();
-    String rendered = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor()).as(rendered).isZero();
-    List<HasMetadata> objects = api.cluster().client().load(new java.io.ByteArrayInputStream(
-        rendered.getBytes(StandardCharsets.UTF_8))).items();
+    List<HasMetadata> objects = DeployManifestsIT.kustomize(api.client(), overlay());
 
     assertThat(objects).noneMatch(Deployment.class::isInstance);
     assertThat(objects).extracting(HasMetadata::getKind).contains("CustomResourceDefinition",
@@ -79,14 +65,6 @@ class ShardedDeployIT {
     assertThat(objects).anyMatch(o -> o.getKind().equals("Service")
         && o.getMetadata().getName().equals(set.getSpec().getServiceName()));
 
-    for (HasMetadata o : objects) {
-      if (o instanceof Namespace ns) {
-        api.cluster().client().resource(ns).serverSideApply();
-      }
-    }
-    for (HasMetadata o : objects) {
-      api.cluster().client().resource(o).dryRun().fieldManager("kollect-deploy-it").forceConflicts()
-          .serverSideApply();
-    }
+    DeployManifestsIT.dryRunApply(api.client(), objects);
   }
 }

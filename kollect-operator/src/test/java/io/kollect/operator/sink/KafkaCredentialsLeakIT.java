@@ -68,40 +68,14 @@ class KafkaCredentialsLeakIT {
   @Test
   void noKafkaPasswordReachesTheLogMetricsStatusOrEventsEvenAtTrace() throws Exception {
     KubernetesClient admin = cluster.client();
-    cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
-        apiVersion: v1
-        kind: Secret
-        metadata: {name: kafka-user, namespace: %1$s}
-        stringData: {username: %2$s, password: %3$s}
-        ---
-        apiVersion: v1
-        kind: Secret
-        metadata: {name: kafka-wrong, namespace: %1$s}
-        stringData: {username: %2$s, password: %4$s}
-        ---
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: fleet, namespace: %1$s}
-        spec:
-          type: kafka
-          kafka:
-            bootstrapServers: ["%5$s"]
-            topic: inventory-leak
-            createTopic: {partitions: 1, replicationFactor: 1}
-            sasl: {mechanism: SCRAM-SHA-512, secretRef: {name: kafka-user}}
-        ---
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: denied, namespace: %1$s}
-        spec:
-          type: kafka
-          kafka:
-            bootstrapServers: ["%5$s"]
-            topic: inventory-denied
-            createTopic: {partitions: 1, replicationFactor: 1}
-            deliveryTimeout: 3s
-            sasl: {mechanism: SCRAM-SHA-512, secretRef: {name: kafka-wrong}}
-        ---
+    String bootstrap = broker.secureBootstrapServers();
+    cluster.apply(TestCluster.CONFIGMAP_PROFILE
+        + ScramSinks.secret(NS, "kafka-user", "username: " + USER + ", password: " + PASSWORD)
+        + ScramSinks.secret(NS, "kafka-wrong", "username: " + USER + ", password: "
+            + WRONG_PASSWORD)
+        + ScramSinks.sink(NS, "fleet", bootstrap, "inventory-leak", "", "name: kafka-user")
+        + ScramSinks.sink(NS, "denied", bootstrap, "inventory-denied", "deliveryTimeout: 3s",
+            "name: kafka-wrong") + """
         apiVersion: kollect.io/v1alpha1
         kind: KollectTarget
         metadata: {name: cms, namespace: %1$s}
@@ -111,7 +85,7 @@ class KafkaCredentialsLeakIT {
         kind: ConfigMap
         metadata: {name: cm-1, namespace: %1$s}
         data: {v: "1"}
-        """.formatted(NS, USER, PASSWORD, WRONG_PASSWORD, broker.secureBootstrapServers()));
+        """.formatted(NS));
     Path kubeconfig = cluster.writeKubeconfig(tmp);
     int metricsPort;
     try (ServerSocket s = new ServerSocket(0)) {

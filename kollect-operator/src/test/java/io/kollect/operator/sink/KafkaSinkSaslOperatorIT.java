@@ -58,42 +58,13 @@ class KafkaSinkSaslOperatorIT {
     cluster.namespace("kollect-system");
     cluster.namespace(NS);
     broker = KafkaBroker.launchWithScram("kollect", "s3cret");
-    cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
-        apiVersion: v1
-        kind: Secret
-        metadata: {name: kafka-user, namespace: %1$s}
-        stringData: {username: kollect, password: s3cret}
-        ---
-        apiVersion: v1
-        kind: Secret
-        metadata: {name: kafka-wrong-user, namespace: %1$s}
-        stringData: {user: kollect, pass: wrong}
-        ---
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: fleet, namespace: %1$s}
-        spec:
-          type: kafka
-          kafka:
-            bootstrapServers: ["%2$s"]
-            topic: inventory-sasl
-            createTopic: {partitions: 1, replicationFactor: 1}
-            sasl: {mechanism: SCRAM-SHA-512, secretRef: {name: kafka-user}}
-        ---
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: denied, namespace: %1$s}
-        spec:
-          type: kafka
-          kafka:
-            bootstrapServers: ["%2$s"]
-            topic: inventory-denied
-            createTopic: {partitions: 1, replicationFactor: 1}
-            deliveryTimeout: 5s
-            sasl:
-              mechanism: SCRAM-SHA-512
-              secretRef: {name: kafka-wrong-user, usernameKey: user, passwordKey: pass}
-        ---
+    String bootstrap = broker.secureBootstrapServers();
+    cluster.apply(TestCluster.CONFIGMAP_PROFILE
+        + ScramSinks.secret(NS, "kafka-user", "username: kollect, password: s3cret")
+        + ScramSinks.secret(NS, "kafka-wrong-user", "user: kollect, pass: wrong")
+        + ScramSinks.sink(NS, "fleet", bootstrap, "inventory-sasl", "", "name: kafka-user")
+        + ScramSinks.sink(NS, "denied", bootstrap, "inventory-denied", "deliveryTimeout: 5s",
+            "name: kafka-wrong-user, usernameKey: user, passwordKey: pass") + """
         apiVersion: v1
         kind: Secret
         metadata: {name: kafka-blank-user, namespace: %1$s}
