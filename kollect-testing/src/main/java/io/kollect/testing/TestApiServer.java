@@ -36,6 +36,11 @@ public final class TestApiServer implements AutoCloseable {
    * fails; a whole new start then picks new ports.
    */
   private static final int START_ATTEMPTS = 3;
+  /**
+   * How long a start may take: a few seconds on a quiet machine, over a minute (kube-api-test's
+   * default bound) on two cores that several builds share; only a failing start waits it out.
+   */
+  private static final int STARTUP_TIMEOUT_MILLIS = 180_000;
 
   private final KubeAPIServer server;
   private final String adminKubeconfig;
@@ -90,7 +95,8 @@ public final class TestApiServer implements AutoCloseable {
     public TestApiServer start() {
       KubeAPIServerConfigBuilder config = KubeAPIServerConfigBuilder.anAPIServerConfig()
           .withOfflineMode(binariesProvisioned())
-          .withUpdateKubeConfig(false);
+          .withUpdateKubeConfig(false)
+          .withStartupTimeout(STARTUP_TIMEOUT_MILLIS);
       if (!tokenLines.isEmpty()) {
         config.withApiServerFlag("--token-auth-file", writeTokenFile().toString());
       }
@@ -102,22 +108,31 @@ public final class TestApiServer implements AutoCloseable {
         }
       }
       KubeAPIServerConfig built = config.build();
-      KubeAPITestException failed = null;
-      for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-        KubeAPIServer server = new KubeAPIServer(built);
+      List<RuntimeException> earlier = new ArrayList<>();
+      for (int attempt = 1; ; attempt++) {
+        WatchedStart server = new WatchedStart(built);
+        RuntimeException failure;
         try {
           server.start();
-          return new TestApiServer(server);
-        } catch (KubeAPITestException e) {
-          stopQuietly(server, e);
-          if (failed == null) {
-            failed = e;
-          } else {
-            failed.addSuppressed(e);
+          if (!server.processDied()) {
+            return new TestApiServer(server);
           }
+          failure = new KubeAPITestException("etcd or the API server exited while starting");
+        } catch (RuntimeException e) {
+          failure = e;
         }
+        boolean died = server.processDied();
+        if (died) {
+          Thread.interrupted(); // the interrupt that ended the wait is spent
+        } else {
+          stopQuietly(server, failure); // (a process that exited had kube-api-test stop both)
+        }
+        if (!died || attempt == START_ATTEMPTS) {
+          earlier.forEach(failure::addSuppressed);
+          throw failure;
+        }
+        earlier.add(failure);
       }
-      throw failed;
     }
 
     private static void stopQuietly(KubeAPIServer server, Exception failure) {
@@ -136,6 +151,43 @@ public final class TestApiServer implements AutoCloseable {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+    }
+  }
+
+  /**
+   * A start that notices etcd or the API server exiting while it waits for them (a port taken
+   * between its pick and the bind, typically): kube-api-test would wait out its whole startup
+   * timeout; this interrupts the wait at once so that a new start can pick new ports.
+   */
+  private static final class WatchedStart extends KubeAPIServer {
+    private final Thread starter = Thread.currentThread();
+    private volatile boolean starting = true;
+    private volatile boolean died;
+
+    WatchedStart(KubeAPIServerConfig config) {
+      super(config);
+    }
+
+    @Override
+    public void start() {
+      try {
+        super.start();
+      } finally {
+        starting = false;
+      }
+    }
+
+    @Override
+    public void processStopped(Process process) {
+      if (starting) {
+        died = true;
+        starter.interrupt();
+      }
+      super.processStopped(process);
+    }
+
+    boolean processDied() {
+      return died;
     }
   }
 
