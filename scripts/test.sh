@@ -9,7 +9,4 @@ bash scripts/provision-kube-binaries.sh
 bash scripts/provision-postgres.sh
 # The committed deploy/crds must match what the CRD classes generate (GeneratedCrdsTest); the
 # build never refreshes them by itself: -Dkollect.crds.update=true does.
-# Two modules build at once where the module graph allows it (informers beside extract, export
-# and the sinks; bench beside anything): their integration tests mostly wait on API servers and
-# brokers, so one module's waits are another's CPU. KOLLECT_BUILD_THREADS=1 builds one at a time.
-./mvnw -B -ntp -T "${KOLLECT_BUILD_THREADS:-2}" verify "$@"
+./mvnw -B -ntp verify "$@"
