@@ -9,7 +9,6 @@ import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.testing.TestApiServer;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -114,16 +113,11 @@ class LogLeakIT {
     Path kubeconfig = tmp.resolve("kubeconfig");
     Files.writeString(kubeconfig, cluster.kubeconfigForToken("kollect-trace", TOKEN));
     Path checkpoints = tmp.resolve("checkpoints");
-    int metricsPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      metricsPort = s.getLocalPort();
-    }
-
     LineCapture out = new LineCapture();
     LineCapture err = new LineCapture();
     AtomicInteger exit = new AtomicInteger(-1);
     List<String> args = new ArrayList<>(List.of("run", "--kubeconfig", kubeconfig.toString(),
-        "--stdout", "--metrics-bind-address", "127.0.0.1:" + metricsPort,
+        "--stdout", "--metrics-bind-address", "127.0.0.1:0",
         "--health-probe-bind-address", "0", "--log-level", "trace", "--log-format", "text",
         "--checkpoint-dir", checkpoints.toString(), "--leader-elect-namespace", "kollect-system",
         "--status-write-interval", "1s",
@@ -147,7 +141,7 @@ class LogLeakIT {
             .objects() == 2;
       });
       metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-              URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
+              URI.create("http://127.0.0.1:" + err.awaitListeningPort("metrics") + "/metrics")).build(),
           HttpResponse.BodyHandlers.ofString()).body();
     } finally {
       thread.interrupt();

@@ -12,7 +12,6 @@ import io.kollect.operator.cli.KollectCommand;
 import io.kollect.operator.crd.KollectCluster;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.testing.TestApiServer;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -117,17 +116,12 @@ class ClusterCredentialsLeakIT {
     Path homeKubeconfig = home.writeKubeconfig(tmp);
     Path fileCluster = Files.writeString(tmp.resolve("east-file.yaml"),
         remote.kubeconfigForToken("file-user", FILE_TOKEN));
-    int metricsPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      metricsPort = s.getLocalPort();
-    }
-
     LineCapture out = new LineCapture();
     LineCapture err = new LineCapture();
     AtomicInteger exit = new AtomicInteger(-1);
     List<String> args = new ArrayList<>(List.of("run", "--kubeconfig", homeKubeconfig.toString(),
         "--cluster", "east-file=" + fileCluster, "--stdout",
-        "--metrics-bind-address", "127.0.0.1:" + metricsPort, "--health-probe-bind-address", "0",
+        "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "0",
         "--log-level", "trace", "--log-format", "text",
         "--checkpoint-dir", tmp.resolve("checkpoints").toString(),
         "--leader-elect-namespace", "kollect-system", "--status-write-interval", "1s",
@@ -155,7 +149,7 @@ class ClusterCredentialsLeakIT {
             .get().getStatus()).isNotNull();
       });
       // The cluster's meters appear with its first health report (checked every second).
-      URI metricsUri = URI.create("http://127.0.0.1:" + metricsPort + "/metrics");
+      URI metricsUri = URI.create("http://127.0.0.1:" + err.awaitListeningPort("metrics") + "/metrics");
       await().atMost(Duration.ofSeconds(30)).until(() -> scrape(metricsUri)
           .contains("kollect_cluster_watches{cluster=\"east-secret\"}"));
       metrics = scrape(metricsUri);

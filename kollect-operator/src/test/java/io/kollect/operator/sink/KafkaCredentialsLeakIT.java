@@ -11,7 +11,6 @@ import io.kollect.operator.cli.KollectCommand;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectTarget;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -87,16 +86,11 @@ class KafkaCredentialsLeakIT {
         data: {v: "1"}
         """.formatted(NS));
     Path kubeconfig = cluster.writeKubeconfig(tmp);
-    int metricsPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      metricsPort = s.getLocalPort();
-    }
-
     LineCapture out = new LineCapture();
     LineCapture err = new LineCapture();
     AtomicInteger exit = new AtomicInteger(-1);
     List<String> args = new ArrayList<>(List.of("run", "--kubeconfig", kubeconfig.toString(),
-        "--metrics-bind-address", "127.0.0.1:" + metricsPort,
+        "--metrics-bind-address", "127.0.0.1:0",
         "--health-probe-bind-address", "0", "--log-level", "trace", "--log-format", "text",
         "--leader-elect-namespace", "kollect-system", "--status-write-interval", "1s",
         // not a tenancy test: the platform trusts the namespace of its target
@@ -118,7 +112,7 @@ class KafkaCredentialsLeakIT {
                 && s.lastError() != null);
       });
       metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-              URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
+              URI.create("http://127.0.0.1:" + err.awaitListeningPort("metrics") + "/metrics")).build(),
           HttpResponse.BodyHandlers.ofString()).body();
     } finally {
       thread.interrupt();
