@@ -5,17 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.http.HttpClient;
-import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectTarget;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,9 +35,6 @@ class StartupApiLoadIT {
   private static final int INVENTORY_TARGETS = 2;
   /** Requests that do not grow with the targets: profile and sink status, the sweep's list. */
   private static final int CONSTANT = 5;
-  private static final Pattern REQUESTS =
-      Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$", Pattern.MULTILINE);
-  private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
   private static TestCluster cluster;
   private static KubernetesClient client;
@@ -95,7 +87,7 @@ class StartupApiLoadIT {
   @Test
   void startupCostsAtMostOneStatusWritePerTargetAndNoInventoryCallsForTargetsWithoutInventory()
       throws Exception {
-    Map<String, Long> before = requests();
+    Map<String, Long> before = ApiServerRequests.count(client);
     long start = System.nanoTime();
     operator = TestOperator.on(cluster)
         .rateLimited(Double.parseDouble(System.getProperty("kollect.load.qps",
@@ -107,7 +99,7 @@ class StartupApiLoadIT {
     await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(250))
         .until(StartupApiLoadIT::everyStatusWritten);
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    Map<String, Long> spent = minus(requests(), before);
+    Map<String, Long> spent = ApiServerRequests.minus(ApiServerRequests.count(client), before);
     log.info("{} targets ({} with inventory): every status written {} ms after the start; "
         + "requests by verb and resource: {}", TARGETS + INVENTORY_TARGETS, INVENTORY_TARGETS,
         millis, spent);
@@ -129,12 +121,13 @@ class StartupApiLoadIT {
 
     // Steady state: nothing changes, so over more than a status write interval nothing is
     // written but the inventory block of the targets that write inventory objects.
-    Map<String, Long> settled = requests();
+    Map<String, Long> settled = ApiServerRequests.count(client);
     await().during(OperatorConfig.DEFAULT_STATUS_WRITE_INTERVAL.plusSeconds(2))
         .atMost(OperatorConfig.DEFAULT_STATUS_WRITE_INTERVAL.plusSeconds(30))
-        .until(() -> statusWrites(minus(requests(), settled)) <= INVENTORY_TARGETS);
+        .until(() -> statusWrites(ApiServerRequests.minus(ApiServerRequests.count(client),
+            settled)) <= INVENTORY_TARGETS);
     log.info("steady state, requests over {}: {}", OperatorConfig.DEFAULT_STATUS_WRITE_INTERVAL
-        .plusSeconds(2), minus(requests(), settled));
+        .plusSeconds(2), ApiServerRequests.minus(ApiServerRequests.count(client), settled));
   }
 
   private static long statusWrites(Map<String, Long> requests) {
@@ -154,39 +147,4 @@ class StartupApiLoadIT {
     return "Ready".equals(c.getType()) && "True".equals(c.getStatus());
   }
 
-  /** The API server's request counters, summed by {@code VERB group/resource[/subresource]}. */
-  static Map<String, Long> requests() throws Exception {
-    HttpClient http = client.getHttpClient();
-    HttpResponse<String> response = http.sendAsync(http.newHttpRequestBuilder()
-        .uri(client.getMasterUrl().toString().replaceAll("/$", "") + "/metrics").build(),
-        String.class).get(30, TimeUnit.SECONDS);
-    assertThat(response.code()).as("GET /metrics").isEqualTo(200);
-    Map<String, Long> out = new TreeMap<>();
-    Matcher m = REQUESTS.matcher(response.body());
-    while (m.find()) {
-      Map<String, String> labels = new TreeMap<>();
-      Matcher l = LABEL.matcher(m.group(1));
-      while (l.find()) {
-        labels.put(l.group(1), l.group(2));
-      }
-      String group = labels.getOrDefault("group", "");
-      String key = labels.get("verb") + " " + (group.isEmpty() ? "" : group + "/")
-          + labels.getOrDefault("resource", "")
-          + (labels.getOrDefault("subresource", "")
-              .isEmpty() ? "" : "/" + labels.get("subresource"));
-      out.merge(key, (long) Double.parseDouble(m.group(2)), Long::sum);
-    }
-    return out;
-  }
-
-  private static Map<String, Long> minus(Map<String, Long> after, Map<String, Long> before) {
-    Map<String, Long> out = new TreeMap<>();
-    after.forEach((k, v) -> {
-      long d = v - before.getOrDefault(k, 0L);
-      if (d > 0) {
-        out.put(k, d);
-      }
-    });
-    return out;
-  }
 }

@@ -5,8 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.http.HttpClient;
-import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.kollect.operator.ApiServerRequests;
 import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectTarget;
@@ -15,10 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,9 +41,6 @@ class QuietStatusWritesIT {
   private static final Duration WINDOW = Duration.ofSeconds(40);
   /** The changed target's writes: its new count, and a retried write after a conflict. */
   private static final int CHANGED_TARGET_WRITES = 3;
-  private static final Pattern REQUESTS =
-      Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$", Pattern.MULTILINE);
-  private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
   private static TestCluster cluster;
   private static KubernetesClient client;
@@ -121,7 +114,7 @@ class QuietStatusWritesIT {
   @Test
   void figuresMovedByHeartbeatsCostNoWriteAndTheTargetWhoseObjectsChangedIsWrittenAtOnce()
       throws Exception {
-    Map<String, Long> before = requests();
+    Map<String, Long> before = ApiServerRequests.count(client);
     long start = System.nanoTime();
     cluster.apply("""
         apiVersion: v1
@@ -137,7 +130,7 @@ class QuietStatusWritesIT {
     if (left > 0) {
       Thread.sleep(left); // the rest of the window: the heartbeats keep moving every target's figures
     }
-    Map<String, Long> spent = minus(requests(), before);
+    Map<String, Long> spent = ApiServerRequests.minus(ApiServerRequests.count(client), before);
     log.info("{} targets, heartbeat every {} s: requests over {} s (t0's change written after {} ms): {}",
         TARGETS, HEARTBEAT_SECONDS, WINDOW.toSeconds(), changeWrittenMillis, spent);
     assertThat(Files.size(records)).as("the heartbeats delivered records").isPositive();
@@ -168,39 +161,4 @@ class QuietStatusWritesIT {
     return "Ready".equals(c.getType()) && "True".equals(c.getStatus());
   }
 
-  /** The API server's request counters, summed by {@code VERB group/resource[/subresource]}. */
-  private static Map<String, Long> requests() throws Exception {
-    HttpClient http = client.getHttpClient();
-    HttpResponse<String> response = http.sendAsync(http.newHttpRequestBuilder()
-        .uri(client.getMasterUrl().toString().replaceAll("/$", "") + "/metrics").build(),
-        String.class).get(30, TimeUnit.SECONDS);
-    assertThat(response.code()).as("GET /metrics").isEqualTo(200);
-    Map<String, Long> out = new TreeMap<>();
-    Matcher m = REQUESTS.matcher(response.body());
-    while (m.find()) {
-      Map<String, String> labels = new TreeMap<>();
-      Matcher l = LABEL.matcher(m.group(1));
-      while (l.find()) {
-        labels.put(l.group(1), l.group(2));
-      }
-      String group = labels.getOrDefault("group", "");
-      String key = labels.get("verb") + " " + (group.isEmpty() ? "" : group + "/")
-          + labels.getOrDefault("resource", "")
-          + (labels.getOrDefault("subresource", "").isEmpty() ? ""
-              : "/" + labels.get("subresource"));
-      out.merge(key, (long) Double.parseDouble(m.group(2)), Long::sum);
-    }
-    return out;
-  }
-
-  private static Map<String, Long> minus(Map<String, Long> after, Map<String, Long> before) {
-    Map<String, Long> out = new TreeMap<>();
-    after.forEach((k, v) -> {
-      long d = v - before.getOrDefault(k, 0L);
-      if (d > 0) {
-        out.put(k, d);
-      }
-    });
-    return out;
-  }
 }
