@@ -49,6 +49,27 @@ final class EventRouter {
   }
 
   /**
+   * Delivers an {@code ADDED} a successor informer hands out for an object its draining
+   * predecessor holds as {@code known}: most often an item of the successor's first list, which
+   * fabric8 may dispatch after the successor took over. The leases the predecessor told of the
+   * object ({@code toldByPredecessor}) already know it, so for them it is no first sight: an
+   * update when the listed state is not the one they hold (the predecessor's watch has not
+   * handed that version out yet; when it does, the {@link Handover} record suppresses it), or
+   * nothing when the predecessor holds the same or a newer state. Other leases hear the add.
+   */
+  void routeAddedKnown(GenericKubernetesResource cached, GenericKubernetesResource known,
+      Predicate<LeaseHandle> toldByPredecessor, Predicate<LeaseHandle> eligible,
+      Handover handover) {
+    String listed = cached.getMetadata().getResourceVersion();
+    String held = known.getMetadata().getResourceVersion();
+    if (!java.util.Objects.equals(listed, held) && !Handover.newer(held, listed)) {
+      route(ResourceEvent.Kind.UPDATED, cached, known, eligible.and(toldByPredecessor), handover);
+    }
+    route(ResourceEvent.Kind.ADDED, cached, null, eligible.and(toldByPredecessor.negate()),
+        handover);
+  }
+
+  /**
    * Delivers a change of one object to the eligible leases whose scope holds it now ({@code kind})
    * or held it before ({@code previous}, the old state of an update: then {@code DELETED}).
    *

@@ -542,19 +542,18 @@ final class TypeState {
     registry.options().metrics().event(type, kind);
     java.util.function.Predicate<LeaseHandle> eligible =
         l -> informers.speaksFor(h, namespace, l::coveredBy);
-    if (kind == ResourceEvent.Kind.ADDED) {
-      // fabric8 may hand a new informer's first-list adds to handlers after it took over; what
-      // its predecessor held at that version, the predecessor's leases have been told already
-      InformerHandle before = informers.predecessor(h, namespace);
-      GenericKubernetesResource known = before == null ? null
-          : before.store.get(Cache.metaNamespaceKeyFunc(obj));
-      if (known != null && Objects.equals(known.getMetadata().getResourceVersion(),
-          obj.getMetadata().getResourceVersion())) {
-        ObjectProjection told = before.projection();
-        eligible = eligible.and(l -> !l.coveredBy(told));
-      }
+    InformerHandle before = kind == ResourceEvent.Kind.ADDED
+        ? informers.predecessor(h, namespace) : null;
+    GenericKubernetesResource known = before == null ? null
+        : before.store.get(Cache.metaNamespaceKeyFunc(obj));
+    if (known != null) {
+      // fabric8 may hand a new informer's first-list adds to handlers after it took over, at a
+      // version its predecessor holds, has passed, or has not handed out yet
+      ObjectProjection told = before.projection();
+      router.routeAddedKnown(cached, known, l -> l.coveredBy(told), eligible, handover);
+    } else {
+      router.route(kind, cached, previous, eligible, handover);
     }
-    router.route(kind, cached, previous, eligible, handover);
     reportCachedObjects();
   }
 

@@ -105,6 +105,50 @@ class EventRouterTest {
   }
 
   @Test
+  void aSuccessorsListedAddOfAnObjectThePredecessorToldOfIsAnUpdateWhenNewerAndTheLaggingWatchsCopyIsNotRepeated() {
+    RecordingListener told = new RecordingListener();
+    RecordingListener other = new RecordingListener();
+    LeaseHandle toldLease = lease(Set.of("a"), null, told);
+    router.leases(List.of(toldLease, lease(Set.of("a"), null, other)));
+    Handover handover = new Handover();
+    GenericKubernetesResource v1 = cm("a", "x", "1", Map.of());
+    GenericKubernetesResource v2 = cm("a", "x", "2", Map.of());
+    // the successor listed version 2 while the predecessor still holds 1; its watch hands out 2 later
+    router.routeAddedKnown(v2, v1, l -> l == toldLease, l -> true, handover);
+    router.route(Kind.UPDATED, v2, v1, l -> l == toldLease, handover);
+    assertThat(told.events).singleElement().satisfies(e -> {
+      assertThat(e.kind()).isEqualTo(Kind.UPDATED);
+      assertThat(e.object()).isSameAs(v2);
+    });
+    assertThat(other.events).extracting(ResourceEvent::kind).containsExactly(Kind.ADDED);
+  }
+
+  @Test
+  void aSuccessorsListedAddAtAVersionThePredecessorHoldsOrPassedIsNotAnnouncedToItsLeases() {
+    RecordingListener told = new RecordingListener();
+    LeaseHandle toldLease = lease(Set.of("a"), null, told);
+    router.leases(List.of(toldLease));
+    Handover handover = new Handover();
+    router.routeAddedKnown(cm("a", "x", "2", Map.of()), cm("a", "x", "2", Map.of()),
+        l -> l == toldLease, l -> true, handover);
+    router.routeAddedKnown(cm("a", "x", "2", Map.of()), cm("a", "x", "3", Map.of()),
+        l -> l == toldLease, l -> true, handover);
+    assertThat(told.events).isEmpty();
+  }
+
+  @Test
+  void aSuccessorsListedAddThatEntersALeasesSelectorIsAnAddForIt() {
+    RecordingListener frontend = new RecordingListener();
+    LeaseHandle l = lease(Set.of("a"), Map.of("tier", "frontend"), frontend);
+    router.leases(List.of(l));
+    GenericKubernetesResource front = cm("a", "x", "2", Map.of("tier", "frontend"));
+    router.routeAddedKnown(front, cm("a", "x", "1", Map.of("tier", "backend")), lease -> true,
+        lease -> true, new Handover());
+    assertThat(frontend.events).singleElement()
+        .satisfies(e -> assertThat(e.kind()).isEqualTo(Kind.ADDED));
+  }
+
+  @Test
   void duringASwitchAReadDoesNotGoBehindAChangeThePredecessorAnnouncedBeforeTheSuccessorsCacheHasIt() {
     RecordingListener listener = new RecordingListener();
     LeaseHandle l = lease(Set.of("a"), null, listener);
