@@ -38,11 +38,12 @@ record ShardFlags(Integer totalShards, Integer shard, boolean fromPodName,
   }
 
   /**
-   * Checks what can be checked before connecting: the flags' combinations and values.
+   * Checks what can be checked before connecting, once, where the flags are built: their
+   * combinations and values.
    *
    * @throws IllegalArgumentException one line naming the flag
    */
-  void check() {
+  ShardFlags {
     if (shard != null && fromPodName) {
       throw new IllegalArgumentException("--shard, --shard-from-pod-name: give at most one of them");
     }
@@ -87,7 +88,6 @@ record ShardFlags(Integer totalShards, Integer shard, boolean fromPodName,
    * @throws IllegalArgumentException one line naming the flag
    */
   Shard resolve(String podName, Function<String, OptionalInt> replicas, boolean leaderElect) {
-    check();
     if (!given()) {
       return Shard.NONE;
     }

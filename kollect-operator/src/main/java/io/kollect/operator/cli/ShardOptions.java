@@ -26,13 +26,10 @@ final class ShardOptions {
 
   /** The flags, checked as far as they can be before connecting; bad input exits 2. */
   ShardFlags flags() {
-    ShardFlags flags = new ShardFlags(totalShards, shard, shardFromPodName,
-        totalShardsFromStatefulSet);
     try {
-      flags.check();
+      return new ShardFlags(totalShards, shard, shardFromPodName, totalShardsFromStatefulSet);
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage());
     }
-    return flags;
   }
 }

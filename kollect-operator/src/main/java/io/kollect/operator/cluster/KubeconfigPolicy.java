@@ -97,6 +97,23 @@ record KubeconfigPolicy(boolean allowExec, boolean allowInsecureTls) {
       throw invalid(where + ": contexts[" + context.getName() + "].context.cluster: cluster \""
           + clusterName + "\" is not defined");
     }
+    checkCluster(named, where);
+    String userName = context.getContext().getUser();
+    if (userName == null || userName.isBlank()) {
+      return;
+    }
+    NamedAuthInfo namedUser = orEmpty(kubeconfig.getUsers()).stream()
+        .filter(u -> Objects.equals(u.getName(), userName)).findFirst().orElse(null);
+    if (namedUser == null || namedUser.getUser() == null) {
+      throw invalid(where + ": contexts[" + context.getName() + "].context.user: user \""
+          + userName + "\" is not defined");
+    }
+    if (!allowExec) {
+      checkUser(namedUser, where);
+    }
+  }
+
+  private void checkCluster(NamedCluster named, String where) throws ClusterConnectionException {
     Cluster cluster = named.getCluster();
     String c = "clusters[" + named.getName() + "].cluster.";
     if (cluster.getServer() == null || cluster.getServer().isBlank()) {
@@ -111,19 +128,11 @@ record KubeconfigPolicy(boolean allowExec, boolean allowInsecureTls) {
       throw refused(where, c + "insecure-skip-tls-verify", "turns TLS verification off",
           "--allow-insecure-kubeconfig-tls");
     }
-    String userName = context.getContext().getUser();
-    if (userName == null || userName.isBlank()) {
-      return;
-    }
-    NamedAuthInfo namedUser = orEmpty(kubeconfig.getUsers()).stream()
-        .filter(u -> Objects.equals(u.getName(), userName)).findFirst().orElse(null);
-    if (namedUser == null || namedUser.getUser() == null) {
-      throw invalid(where + ": contexts[" + context.getName() + "].context.user: user \""
-          + userName + "\" is not defined");
-    }
-    if (allowExec) {
-      return;
-    }
+  }
+
+  /** A user that runs a program or reads the operator's files is refused (no exec allowed). */
+  private static void checkUser(NamedAuthInfo namedUser, String where)
+      throws ClusterConnectionException {
     AuthInfo user = namedUser.getUser();
     String u = "users[" + namedUser.getName() + "].user.";
     if (user.getExec() != null) {
