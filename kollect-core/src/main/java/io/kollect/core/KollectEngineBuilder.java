@@ -20,6 +20,8 @@ public final class KollectEngineBuilder {
   public static final int DEFAULT_FIGURE_NOTIFY_MINUTES = 5;
   static final Duration DEFAULT_FIGURE_NOTIFY_INTERVAL =
       Duration.ofMinutes(DEFAULT_FIGURE_NOTIFY_MINUTES);
+  /** Default of {@link #lastExportNotifyInterval}. */
+  public static final Duration DEFAULT_LAST_EXPORT_NOTIFY_INTERVAL = Duration.ofSeconds(30);
   final KubernetesClient client;
   String cluster = "default";
   int workers = 2;
@@ -36,7 +38,7 @@ public final class KollectEngineBuilder {
   Duration retryMaxDelay = Duration.ofMinutes(5);
   double retryQps = 10;
   int retryBurst = 100;
-  Duration lastExportNotifyInterval = Duration.ofSeconds(30);
+  Duration lastExportNotifyInterval = DEFAULT_LAST_EXPORT_NOTIFY_INTERVAL;
   Duration figureNotifyInterval = DEFAULT_FIGURE_NOTIFY_INTERVAL;
   AccessReviewer accessReviewer;
   String defaultServiceAccount;
@@ -245,8 +247,15 @@ public final class KollectEngineBuilder {
     return this;
   }
 
-  /** How often a status change of {@code lastExport} alone reaches listeners (default 30 s). */
-  KollectEngineBuilder lastExportNotifyInterval(Duration interval) {
+  /**
+   * How often a status change of {@code lastExport} alone reaches listeners (default {@link
+   * #DEFAULT_LAST_EXPORT_NOTIFY_INTERVAL}); zero reports every change.
+   */
+  public KollectEngineBuilder lastExportNotifyInterval(Duration interval) {
+    if (interval == null || interval.isNegative()) {
+      throw new IllegalArgumentException(
+          "lastExportNotifyInterval: must be zero or positive, got " + interval);
+    }
     this.lastExportNotifyInterval = interval;
     return this;
   }

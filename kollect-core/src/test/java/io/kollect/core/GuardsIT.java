@@ -146,7 +146,10 @@ class GuardsIT {
     for (String name : List.of("w1", "w2", "w3")) {
       api.cluster().deployment("cb-one", name, "w:1", 1);
     }
-    KollectEngine engine = track(builder().circuitBreaker(2, Duration.ofMinutes(10)).build());
+    // The first cool-down is an eighth of the longest (at most 30 s); awaitIdle below waits it
+    // out, since the objects touched while the circuit is open stay dirty until the half-open
+    // attempt. 40 s makes that 5 s, and the reopened circuit's 10 s outlasts the last assertion.
+    KollectEngine engine = track(builder().circuitBreaker(2, Duration.ofSeconds(40)).build());
     engine.putProfile("helm", helmReleases());
     engine.putProfile("mixed", new ProfileSpec(List.of(deploymentProfile().resources().get(0),
         helmReleases().resources().get(0))));

@@ -130,7 +130,9 @@ class WatchLivenessIT {
       long watches = api.countRequests("watch", "configmaps", "quiet", null);
       int seen = events.events.size();
 
-      Duration quiet = WINDOW.multipliedBy(6);
+      // Four windows: enough for the count to tell one watch per window (3 or 4 here, each
+      // re-opened about 1 s after the server ends it) from a churned watch (many more) or none.
+      Duration quiet = WINDOW.multipliedBy(4);
       Thread.sleep(quiet.toMillis());
 
       long watchRequests = api.countRequests("watch", "configmaps", "quiet", null) - watches;

@@ -126,7 +126,8 @@ public final class KollectOperator implements AutoCloseable {
         .trustedNamespaces(config.trustedNamespaces())
         .circuitBreaker(config.guards().circuitBreakerFailures(),
             config.guards().circuitBreakerMaxCooldown())
-        .warnObjectsPerTarget(config.guards().warnObjectsPerTarget());
+        .warnObjectsPerTarget(config.guards().warnObjectsPerTarget())
+        .lastExportNotifyInterval(config.reconcile().timings().lastExportNotifyInterval());
     digestKey.ifPresent(key -> builder.extractOptions(new ExtractOptions(key)));
     return builder;
   }
@@ -208,7 +209,9 @@ public final class KollectOperator implements AutoCloseable {
     ControllerRevisionHistory history =
         new ControllerRevisionHistory(client, config.operatorNamespace());
     this.profileLifecycle = new ProfileLifecycle(history, ProfileExperiments.builder(history)
-        .engine(engine).clock(clock).writes(!config.leaderElection().enabled()).build(), engine,
+        .engine(engine).clock(clock).writes(!config.leaderElection().enabled())
+        .diffInterval(config.reconcile().timings().experimentDiffInterval())
+        .terminalRetention(config.reconcile().timings().experimentRetention()).build(), engine,
         clock);
     FeedContext feeds = new FeedContext(client, engine, statusWriter, problems, metrics,
         leaderFlag::isLeader, config.namespaceFilter(), config.watch().resyncPeriod().toMillis(),

@@ -220,12 +220,20 @@ public record OperatorConfig(
 
     /** Shorthand: reconcile worker threads ({@code --workers}). */
     public Builder workers(int workers) {
-      return reconcile(new ReconcileSettings(workers, reconcile.statusWriteInterval()));
+      return reconcile(new ReconcileSettings(workers, reconcile.statusWriteInterval(),
+          reconcile.timings()));
     }
 
     /** Shorthand: a target's status at most once per this interval (tests shorten it). */
     public Builder statusWriteInterval(Duration statusWriteInterval) {
-      return reconcile(new ReconcileSettings(reconcile.workers(), statusWriteInterval));
+      return reconcile(new ReconcileSettings(reconcile.workers(), statusWriteInterval,
+          reconcile.timings()));
+    }
+
+    /** Shorthand: the intervals no flag sets ({@link ReconcileSettings.Timings}; tests). */
+    public Builder timings(ReconcileSettings.Timings timings) {
+      return reconcile(new ReconcileSettings(reconcile.workers(),
+          reconcile.statusWriteInterval(), timings));
     }
 
     /** Shorthand: the informer resync period ({@code --resync-period}). */

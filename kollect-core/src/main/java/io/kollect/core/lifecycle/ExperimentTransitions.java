@@ -128,15 +128,24 @@ public final class ExperimentTransitions {
    */
   public static Observed observe(ProfileState s, String specRevision, String specHash,
       Instant now) {
+    return observe(s, specRevision, specHash, now, TERMINAL_RETENTION);
+  }
+
+  /**
+   * As {@link #observe(ProfileState, String, String, Instant)}, keeping a terminal experiment
+   * visible for {@code retention} instead of {@link #TERMINAL_RETENTION}.
+   */
+  public static Observed observe(ProfileState s, String specRevision, String specHash,
+      Instant now, Duration retention) {
     Experiment e = s.experiment();
     if (e == null) {
       return new Observed(s.withCurrent(specRevision).withDelivered(specRevision), Action.NONE,
           null);
     }
     if (e.running()) {
-      return observeRunning(s, e, specRevision, specHash, now);
+      return observeRunning(s, e, specRevision, specHash, now, retention);
     }
-    Instant clearAt = e.finishedAt() == null ? now : e.finishedAt().plus(TERMINAL_RETENTION);
+    Instant clearAt = e.finishedAt() == null ? now : e.finishedAt().plus(retention);
     boolean restorePending = (e.phase() == ExperimentPhase.ROLLBACK
         || e.phase() == ExperimentPhase.TIMEOUT)
         && !e.baselineRevision().equals(s.currentRevision())
@@ -154,13 +163,13 @@ public final class ExperimentTransitions {
   }
 
   private static Observed observeRunning(ProfileState s, Experiment e, String specRevision,
-      String specHash, Instant now) {
+      String specHash, Instant now, Duration retention) {
     if (e.deadline() != null && !now.isBefore(e.deadline())) {
       Experiment done = e.finish(ExperimentPhase.TIMEOUT, now, "timed out at " + e.deadline());
       boolean candidateInPlace = specHash.equals(e.expectedSpecHash());
       ProfileState next = s.withExperiment(done).withDelivered(e.baselineRevision());
       return new Observed(next, candidateInPlace ? Action.RESTORE_BASELINE : Action.NONE,
-          now.plus(TERMINAL_RETENTION));
+          now.plus(retention));
     }
     if (specHash.equals(e.expectedSpecHash())) {
       ProfileState next = s.withCurrent(specRevision);
@@ -173,7 +182,7 @@ public final class ExperimentTransitions {
     Experiment aborted = e.finish(ExperimentPhase.ABORTED, now, "the spec was changed to "
         + "revision " + specRevision + " while the experiment ran; it no longer interferes");
     return new Observed(s.withCurrent(specRevision).withDelivered(specRevision)
-        .withExperiment(aborted), Action.NONE, now.plus(TERMINAL_RETENTION));
+        .withExperiment(aborted), Action.NONE, now.plus(retention));
   }
 
   /** Whether the running experiment's candidate spec has been seen (it is current). */

@@ -93,6 +93,7 @@ public final class ProfileExperiments {
   private final KollectEngine engine;
   private final Clock clock;
   private final Duration diffInterval;
+  private final Duration terminalRetention;
   private volatile boolean writes;
   /** Profiles whose shadow profile is in the engine, with the candidate's revision. */
   private final Map<String, String> shadowed = new ConcurrentHashMap<>();
@@ -104,6 +105,7 @@ public final class ProfileExperiments {
     this.engine = b.engine;
     this.clock = b.clock;
     this.diffInterval = b.diffInterval;
+    this.terminalRetention = b.terminalRetention;
     this.writes = b.writes;
   }
 
@@ -233,7 +235,8 @@ public final class ProfileExperiments {
       Instant now = clock.instant();
       ProfileRevision rev = ProfileRevision.of(profile, s.spec());
       ExperimentTransitions.Observed observed =
-          ExperimentTransitions.observe(s.state(), rev.name(), rev.specHash(), now);
+          ExperimentTransitions.observe(s.state(), rev.name(), rev.specHash(), now,
+              terminalRetention);
       ProfileState next = withDiff(profile, observed.state(), now);
       if (writes) {
         history.saveRevision(rev);
@@ -389,6 +392,7 @@ public final class ProfileExperiments {
     private KollectEngine engine;
     private Clock clock = Clock.systemUTC();
     private Duration diffInterval = DEFAULT_DIFF_INTERVAL;
+    private Duration terminalRetention = ExperimentTransitions.TERMINAL_RETENTION;
     private boolean writes = true;
 
     private Builder(ProfileHistory history) {
@@ -412,6 +416,19 @@ public final class ProfileExperiments {
         throw new IllegalArgumentException("diffInterval must be positive");
       }
       this.diffInterval = interval;
+      return this;
+    }
+
+    /**
+     * How long a terminal experiment stays visible before a reconcile clears it (default {@link
+     * ExperimentTransitions#TERMINAL_RETENTION}); integration tests shorten it to see the clearing
+     * without waiting a minute.
+     */
+    public Builder terminalRetention(Duration retention) {
+      if (retention.isNegative() || retention.isZero()) {
+        throw new IllegalArgumentException("terminalRetention must be positive");
+      }
+      this.terminalRetention = retention;
       return this;
     }
 

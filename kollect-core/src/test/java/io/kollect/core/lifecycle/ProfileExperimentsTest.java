@@ -64,6 +64,25 @@ class ProfileExperimentsTest {
   }
 
   @Test
+  void aConfiguredRetentionKeepsTheTerminalPhaseForThatLongAndNoLonger() {
+    ProfileExperiments shortRetention = ProfileExperiments.builder(history).clock(clock)
+        .terminalRetention(Duration.ofSeconds(5)).build();
+    history.putSpec("p", Specs.BASELINE);
+    shortRetention.reconcile("p");
+    shortRetention.start("p", ProfileExperiments.StartRequest.of("e1", Specs.CANDIDATE));
+    shortRetention.reconcile("p");
+    shortRetention.stop("p", "e1");
+
+    shortRetention.reconcile("p");
+    clock.advance(Duration.ofSeconds(4));
+    shortRetention.reconcile("p");
+    assertThat(shortRetention.status("p").orElseThrow().experiment()).isNotNull();
+    clock.advance(Duration.ofSeconds(1));
+    shortRetention.reconcile("p");
+    assertThat(shortRetention.status("p").orElseThrow().experiment()).isNull();
+  }
+
+  @Test
   void theBaselineOfARunningExperimentSurvivesGarbageCollection() {
     seenBaseline();
     experiments.start("p", ProfileExperiments.StartRequest.of("e1", Specs.CANDIDATE)

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.kollect.core.lifecycle.ProfileExperiments.StartRequest;
 import io.kollect.extract.Records;
 import io.kollect.operator.OperatorConfig;
+import io.kollect.operator.ReconcileSettings;
 import io.kollect.operator.TestOperator;
 import io.kollect.operator.cli.KollectCommand;
 import io.kollect.operator.cluster.TestCluster;
@@ -53,12 +54,16 @@ class ShadowExperimentIT {
 
   @BeforeAll
   static void start() throws Exception {
+    // A running shadow's diff reaches status on the reconcile after the shadow is in the engine,
+    // one diff interval later (10 s when shipped); 1 s lets each test see it at once.
     cluster = TestCluster.start();
     fx = new LifecycleFixture(cluster);
     operator = TestOperator.on(cluster).configure(c -> OperatorConfig.builder().clusterName("it")
         .workers(1).resyncPeriod(Duration.ofHours(1)).metricsAddress(BindAddress.loopback(0))
         .inventoryAuth(InventoryAuth.none()).operatorNamespace(LifecycleFixture.OPERATOR_NS)
-        .tenancy("default", Set.of(LifecycleFixture.OPERATOR_NS, "shadow", "stop")).build())
+        .tenancy("default", Set.of(LifecycleFixture.OPERATOR_NS, "shadow", "stop"))
+        .timings(ReconcileSettings.Timings.shipped()
+            .withExperimentDiffInterval(Duration.ofSeconds(1))).build())
         .start();
   }
 

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kollect.operator.PerClassCluster;
 import io.kollect.operator.crd.KollectSink;
 import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,7 +25,15 @@ class SinkStatusIT {
 
   @BeforeAll
   static void start() {
+    // A Secret found missing is remembered for SecretValues' TTL (30 s when shipped); the sink's
+    // recovery should be seen at the next sink re-check (every 5 s), not after that.
+    SecretValues.ttl = Duration.ofSeconds(1);
     api.start();
+  }
+
+  @AfterAll
+  static void restoreSecretTtl() {
+    SecretValues.ttl = SecretValues.TTL;
   }
 
   private static Condition ready(String name) {
