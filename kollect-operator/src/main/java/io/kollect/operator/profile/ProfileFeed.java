@@ -26,7 +26,7 @@ import java.util.function.Supplier;
 public final class ProfileFeed implements AutoCloseable {
 
   /** Where a profile's spec goes: the engine, or the profile lifecycle in front of it. */
-  public interface ProfileInput {
+  interface ProfileInput {
     void put(KollectProfile profile, ProfileSpec spec);
 
     void remove(String name);

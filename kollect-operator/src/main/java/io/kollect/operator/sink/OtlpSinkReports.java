@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * (a changed KollectSink), as a Prometheus counter must; the operator's metrics drop them with
  * the sink's other {@code kollect_export_*} meters when the KollectSink is deleted.
  */
-public final class OtlpSinkReports {
+final class OtlpSinkReports {
 
   static final String REJECTED = "kollect_export_otlp_rejected_log_records";
   static final String PARTIAL = "kollect_export_otlp_partial_successes";
@@ -53,12 +53,12 @@ public final class OtlpSinkReports {
   private final Map<String, Counts> sinks = new ConcurrentHashMap<>();
 
   /** Reports into {@code registry}; {@code null}: status only. */
-  public OtlpSinkReports(MeterRegistry registry) {
+  OtlpSinkReports(MeterRegistry registry) {
     this.registry = registry;
   }
 
   /** The engine sink {@code name} is now {@code sink}; other sink types are forgotten. */
-  public void put(String name, Sink sink) {
+  void put(String name, Sink sink) {
     if (!(sink instanceof OtlpSink otlp)) {
       remove(name);
       return;
@@ -78,7 +78,7 @@ public final class OtlpSinkReports {
   }
 
   /** The sink {@code name} is no longer an otlp sink (deleted, invalid, another type). */
-  public void remove(String name) {
+  void remove(String name) {
     if (sinks.remove(name) != null && registry != null) {
       registry.find(REJECTED).tag("sink", name).meters().forEach(registry::remove);
       registry.find(PARTIAL).tag("sink", name).meters().forEach(registry::remove);
@@ -86,7 +86,7 @@ public final class OtlpSinkReports {
   }
 
   /** The last partial success of the otlp sink {@code name}; {@code null} when none, or not otlp. */
-  public PartialSuccess lastPartialSuccess(String name) {
+  PartialSuccess lastPartialSuccess(String name) {
     Counts counts = sinks.get(name);
     OtlpSink sink = counts == null ? null : counts.current();
     return sink == null ? null : sink.lastPartialSuccess().orElse(null);

@@ -36,7 +36,7 @@ public final class SinkTranslation {
    * @param sink the sink
    * @param options batching and heartbeat
    */
-  public record Built(Sink sink, SinkOptions options, List<String> warnings) {
+  record Built(Sink sink, SinkOptions options, List<String> warnings) {
     Built(Sink sink, SinkOptions options) {
       this(sink, options, List.of());
     }
@@ -99,7 +99,7 @@ public final class SinkTranslation {
    *
    * @throws IllegalArgumentException naming the field when the spec is unusable
    */
-  public Built build(String name, KollectSink resource) {
+  Built build(String name, KollectSink resource) {
     KollectSinkSpec spec = resource.getSpec();
     if (spec == null || spec.type() == null) {
       throw new IllegalArgumentException("spec.type: is missing (stdout, file, http, kafka, otlp or postgres)");
