@@ -31,7 +31,8 @@ import java.util.Objects;
  *
  * <p>A value class with the accessors, equality and JSON form of a {@code record}: one entry per
  * exported object stays in memory, and it holds the content hash as the {@link ContentHash} of the
- * record it was made from (shared with it) instead of a hex text of its own.
+ * record it was made from (shared with it) instead of a hex text of its own, and its sequence
+ * as a {@code long} instead of a {@code Long} object.
  *
  * <p>Its fields:
  *
@@ -66,8 +67,12 @@ public final class ExportedEntry {
   private final String profile;
   private final ContentHash hash;
   private final String cluster;
-  private final Long sequence;
+  /** {@link #NO_SEQUENCE} when unknown: a primitive saves the 24-byte {@code Long} per key. */
+  private final long sequence;
   private final Instant lastSentAt;
+
+  /** No sequence: sequences are positive (microseconds since the epoch, {@code SequenceClock}). */
+  private static final long NO_SEQUENCE = Long.MIN_VALUE;
 
   /** An entry with every field. */
   @JsonCreator
@@ -103,7 +108,7 @@ public final class ExportedEntry {
     this.profile = profile;
     this.hash = hash;
     this.cluster = cluster;
-    this.sequence = sequence;
+    this.sequence = sequence == null ? NO_SEQUENCE : sequence;
     this.lastSentAt = lastSentAt;
   }
 
@@ -186,7 +191,12 @@ public final class ExportedEntry {
   @JsonProperty("sequence")
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public Long sequence() {
-    return sequence;
+    return sequence == NO_SEQUENCE ? null : sequence;
+  }
+
+  /** Whether this entry and {@code other} hold the same sequence (both none counts as the same). */
+  boolean sameSequence(ExportedEntry other) {
+    return sequence == other.sequence;
   }
 
   @JsonProperty("lastSentAt")
@@ -204,7 +214,7 @@ public final class ExportedEntry {
 
   /** This entry with {@code lastSentAt}; everything else unchanged. */
   public ExportedEntry withLastSentAt(Instant when) {
-    return new ExportedEntry(resource, namespace, name, uid, profile, hash, cluster, sequence,
+    return new ExportedEntry(resource, namespace, name, uid, profile, hash, cluster, sequence(),
         when);
   }
 
@@ -216,7 +226,7 @@ public final class ExportedEntry {
   /** This entry with its content unknown, so that the next diff re-sends its key. */
   ExportedEntry withoutHash() {
     return new ExportedEntry(resource, namespace, name, uid, profile, (ContentHash) null, cluster,
-        sequence, lastSentAt);
+        sequence(), lastSentAt);
   }
 
   /** The record key ({@code group/kind/namespace/name}) this entry is stored under. */
@@ -231,12 +241,12 @@ public final class ExportedEntry {
         && Objects.equals(namespace, e.namespace) && Objects.equals(name, e.name)
         && Objects.equals(uid, e.uid) && Objects.equals(profile, e.profile)
         && Objects.equals(hash, e.hash) && Objects.equals(cluster, e.cluster)
-        && Objects.equals(sequence, e.sequence) && Objects.equals(lastSentAt, e.lastSentAt));
+        && sequence == e.sequence && Objects.equals(lastSentAt, e.lastSentAt));
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(resource, namespace, name, uid, profile, hash, cluster, sequence,
+    return Objects.hash(resource, namespace, name, uid, profile, hash, cluster, sequence(),
         lastSentAt);
   }
 
@@ -245,7 +255,7 @@ public final class ExportedEntry {
   public String toString() {
     return "ExportedEntry[resource=" + resource + ", namespace=" + namespace + ", name=" + name
         + ", uid=" + uid + ", profile=" + profile + ", contentHash=" + contentHash()
-        + ", cluster=" + cluster + ", sequence=" + sequence + ", lastSentAt=" + lastSentAt + "]";
+        + ", cluster=" + cluster + ", sequence=" + sequence() + ", lastSentAt=" + lastSentAt + "]";
   }
 
   /**

@@ -115,7 +115,7 @@ final class SinkState {
     // key with the enqueued view instead of holding a copy.
     ExportedEntry before = acknowledged.put(key, entry);
     if (before == null || !Objects.equals(before.hash(), entry.hash())
-        || !Objects.equals(before.sequence(), entry.sequence())) {
+        || !before.sameSequence(entry)) {
       markUnsaved(key);
       dirty.set(true);
     } else {
