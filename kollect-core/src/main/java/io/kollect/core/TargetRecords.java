@@ -192,6 +192,6 @@ final class TargetRecords {
   }
 
   static boolean sameContent(Record a, Record b) {
-    return a == b || (a != null && b != null && Objects.equals(a.contentHash(), b.contentHash()));
+    return a == b || (a != null && b != null && Objects.equals(a.hash(), b.hash()));
   }
 }

@@ -478,7 +478,7 @@ public final class Exporter implements AutoCloseable {
         throw new IllegalArgumentException("desired record " + r.key() + " of target " + target
             + ": op must be UPSERT, got " + r.op());
       }
-      if (r.contentHash() == null) {
+      if (r.hash() == null) {
         throw new IllegalArgumentException("desired record " + r.key() + " of target " + target
             + ": contentHash must be set");
       }

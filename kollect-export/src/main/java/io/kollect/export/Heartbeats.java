@@ -118,9 +118,7 @@ final class Heartbeats {
           || st.isRefused(key, entry)) {
         continue;
       }
-      entry = new ExportedEntry(entry.resource(), entry.namespace(), entry.name(),
-          entry.uid(), entry.profile(), entry.contentHash(), entry.cluster(),
-          entry.sequence() != null ? entry.sequence() : sequences.next(), now);
+      entry = entry.resent(entry.sequence() != null ? entry.sequence() : sequences.next(), now);
       st.enqueued.put(key, entry);
       out.add(new Pending(st, key, e.getValue().withSequence(entry.sequence()), entry));
     }

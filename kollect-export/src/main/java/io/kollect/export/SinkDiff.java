@@ -54,7 +54,7 @@ final class SinkDiff {
      */
     void offerIfChanged(SinkState st, String key, Record r, List<Pending> out) {
       ExportedEntry prev = st.enqueued.get(key);
-      if (prev == null || !r.contentHash().equals(prev.contentHash())) {
+      if (prev == null || !r.hash().equals(prev.hash())) {
         Sent s = sent == null ? null : sent.get(r);
         if (s == null) {
           Record withSequence = r.withSequence(sequences.next());

@@ -1,5 +1,6 @@
 package io.kollect.export;
 
+import io.kollect.extract.ContentHash;
 import io.kollect.extract.Op;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -57,7 +58,7 @@ final class SinkState {
    */
   private final ConcurrentHashMap<String, Refused> refused = new ConcurrentHashMap<>();
 
-  private record Refused(String contentHash, String reason) {}
+  private record Refused(ContentHash hash, String reason) {}
 
   /**
    * Entries of the stored checkpoint whose keys another exporter answers for now (a shard after a
@@ -113,8 +114,8 @@ final class SinkState {
     // milliseconds before this acknowledgement): the acknowledged view then shares one object per
     // key with the enqueued view instead of holding a copy.
     ExportedEntry before = acknowledged.put(key, entry);
-    if (before == null || !Objects.equals(before.contentHash(), entry.contentHash())
-        || !Objects.equals(before.sequence(), entry.sequence())) {
+    if (before == null || !Objects.equals(before.hash(), entry.hash())
+        || !before.sameSequence(entry)) {
       markUnsaved(key);
       dirty.set(true);
     } else {
@@ -147,14 +148,14 @@ final class SinkState {
   /** Called on a delivery thread when the sink refused this state of the key for good. */
   void refuse(String key, ExportedEntry entry, String reason) {
     if (!detached) {
-      refused.put(key, new Refused(entry == null ? null : entry.contentHash(), reason));
+      refused.put(key, new Refused(entry == null ? null : entry.hash(), reason));
     }
   }
 
   /** Whether this exact state of the key was refused (so the heartbeat must not offer it again). */
   boolean isRefused(String key, ExportedEntry entry) {
     Refused r = refused.get(key);
-    return r != null && entry != null && Objects.equals(r.contentHash(), entry.contentHash());
+    return r != null && entry != null && Objects.equals(r.hash(), entry.hash());
   }
 
   /** The refused states, ordered by key, at most {@code limit}. */
@@ -175,14 +176,9 @@ final class SinkState {
    */
   void resetToAcknowledged() {
     Map<String, ExportedEntry> reset = new HashMap<>();
-    acknowledged.forEach((k, e) -> reset.put(k, withoutHash(e)));
-    enqueued.forEach((k, e) -> reset.putIfAbsent(k, withoutHash(e)));
+    acknowledged.forEach((k, e) -> reset.put(k, e.withoutHash()));
+    enqueued.forEach((k, e) -> reset.putIfAbsent(k, e.withoutHash()));
     enqueued = reset;
     refused.clear();
-  }
-
-  private static ExportedEntry withoutHash(ExportedEntry e) {
-    return new ExportedEntry(e.resource(), e.namespace(), e.name(), e.uid(), e.profile(), null,
-        e.cluster(), e.sequence(), e.lastSentAt());
   }
 }

@@ -93,7 +93,7 @@ public final class CompiledProfile {
     if (c == null) {
       return Optional.empty();
     }
-    String hash = Records.contentHash(gvk, namespace, objName, c.fields(), c.labels(), c.annotations());
+    ContentHash hash = Records.hashOf(gvk, namespace, objName, c.fields(), c.labels(), c.annotations());
     Instant observedAt = ctx.observedAt();
     return Optional.of(
         new Record(
@@ -110,7 +110,8 @@ public final class CompiledProfile {
             hash,
             c.fields(),
             c.labels(),
-            c.annotations()));
+            c.annotations(),
+            null));
   }
 
   private static String textOrNull(JsonNode n) {

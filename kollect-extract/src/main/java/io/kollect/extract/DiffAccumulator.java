@@ -66,7 +66,7 @@ final class DiffAccumulator implements ProfileDiff.Accumulator {
     } else if (candidate == null) {
       removed++;
       sample(baseline.key(), values(baseline), Map.of());
-    } else if (!Objects.equals(baseline.contentHash(), candidate.contentHash())) {
+    } else if (!Objects.equals(baseline.hash(), candidate.hash())) {
       changed++;
       Map<String, JsonNode> before = values(baseline);
       Map<String, JsonNode> after = values(candidate);

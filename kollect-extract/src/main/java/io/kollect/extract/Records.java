@@ -15,7 +15,6 @@ import java.io.UncheckedIOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
@@ -84,6 +83,17 @@ public final class Records {
       Map<String, JsonNode> fields,
       Map<String, String> labels,
       Map<String, String> annotations) {
+    return hashOf(resource, namespace, name, fields, labels, annotations).toString();
+  }
+
+  /** {@link #contentHash} in the form records hold it, without building its text. */
+  static ContentHash hashOf(
+      GroupVersionKind resource,
+      String namespace,
+      String name,
+      Map<String, JsonNode> fields,
+      Map<String, String> labels,
+      Map<String, String> annotations) {
     ObjectNode content = MAPPER.createObjectNode();
     content.set("resource", MAPPER.valueToTree(resource));
     content.put("namespace", namespace);
@@ -94,7 +104,7 @@ public final class Records {
     labels.forEach(l::put);
     ObjectNode a = content.putObject("annotations");
     annotations.forEach(a::put);
-    return sha256Hex(canonicalJson(content));
+    return ContentHash.ofSha256(sha256(canonicalJson(content)));
   }
 
   /** Canonical JSON bytes: keys sorted at every level, compact. */
@@ -130,9 +140,9 @@ public final class Records {
     }
   }
 
-  private static String sha256Hex(byte[] bytes) {
+  private static byte[] sha256(byte[] bytes) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+      return MessageDigest.getInstance("SHA-256").digest(bytes);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("the JDK always provides SHA-256", e);
     }
