@@ -45,6 +45,11 @@ final class PostgresInventoryBench {
   static final String SINK = "bench-pg";
   private static final String SCHEMA = "kollect";
   private static final String NOTIFY_CHANNEL = "kollect_bench_rows";
+  /**
+   * How long a backend's table counters may take to reach pg_stat_user_tables: PostgreSQL 15
+   * flushes them at most every second while busy and 10 s after it went idle.
+   */
+  private static final Duration STATISTICS_FLUSH = Duration.ofSeconds(11);
 
   private final Plan plan;
   private final BenchCluster cluster;
@@ -256,11 +261,11 @@ final class PostgresInventoryBench {
       }
       out.put("operatorCpuSecondsAtInventory", op.cpuTicks() / (double) InventoryBench.ClockTicks.PER_SECOND);
       out.put("databaseCpuSecondsForInventory", db.cpuTime().minus(db0).toMillis() / 1e3);
+      Thread.sleep(STATISTICS_FLUSH.toMillis()); // the inventory's last table counters
       out.put("inventoryWrites", DatabaseWrites.read(db).minus(w0).perChange(size));
       out.put("rowsInView", countRows(db));
       System.err.printf("  inventory: %s%n", out);
       if (complete && op.isAlive() && plan.changesPerSecond() > 0) {
-        Thread.sleep(5_000); // let the inventory's last writes and statistics settle
         List<Channel> measured = new ArrayList<>(List.of(watch));
         measured.addAll(channels);
         out.put("changes", changes(op, db, measured));
@@ -315,8 +320,7 @@ final class PostgresInventoryBench {
     long elapsed = System.nanoTime() - t0;
     double cpuSeconds = (op.cpuTicks() - cpu0) / (double) InventoryBench.ClockTicks.PER_SECOND;
     double dbSeconds = db.cpuTime().minus(db0).toMillis() / 1e3;
-    // table statistics reach pg_stat_user_tables when a backend goes idle (at most ~1 s later)
-    Thread.sleep(2_000);
+    Thread.sleep(STATISTICS_FLUSH.toMillis());
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("sent", total);
     out.put("failed", failed.get());
