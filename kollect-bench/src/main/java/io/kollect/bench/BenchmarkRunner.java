@@ -22,9 +22,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     subcommands = {BenchmarkRunner.P1.class, BenchmarkRunner.P2.class, BenchmarkRunner.P5.class,
-        BenchmarkRunner.P6.class, BenchmarkRunner.P7.class},
+        BenchmarkRunner.P6.class, BenchmarkRunner.P7.class, BenchmarkRunner.Postgres.class},
     description = "Operator-at-scale benchmarks: p1 (latency per sink vs watch), p2 (API requests vs "
-        + "targets), p5 (full inventory vs LIST, memory), p6 (CPU per change and latency at 5k vs 50k), p7 (cost per added KollectCluster).")
+        + "targets), p5 (full inventory vs LIST, memory), p6 (CPU per change and latency at 5k vs 50k), p7 (cost per added KollectCluster), "
+        + "postgres (first inventory into an empty table vs LIST, change→committed row vs watch, rows and bytes per change).")
 public final class BenchmarkRunner {
 
   private BenchmarkRunner() {}
@@ -315,6 +316,42 @@ public final class BenchmarkRunner {
     @Override
     String table(List<Map<String, Object>> results) {
       return Tables.clusters(results);
+    }
+  }
+
+  @Command(name = "postgres", mixinStandardHelpOptions = true,
+      description = "The postgres sink: first inventory into an empty table vs a paginated LIST, then "
+          + "change→committed row beside the raw watch, http and stdout, with rows and WAL bytes per change.")
+  static final class Postgres extends Scenario {
+    @Option(names = "--objects", defaultValue = "50000", description = "Inventory size (default: ${DEFAULT-VALUE}).")
+    int objects;
+
+    @Option(names = "--rate", defaultValue = "20", description = "Changes per second (default: ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = "--duration", defaultValue = "60s", converter = GoDuration.class,
+        description = "How long to change objects (default: ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(names = "--history", description = "Turn the sink's history (table changes) on.")
+    boolean history;
+
+    @Mixin InventoryOptions inventory;
+
+    @Override
+    String name() {
+      return "postgres";
+    }
+
+    @Override
+    List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
+      return new PostgresInventoryBench(new PostgresInventoryBench.Plan(objects, rate, duration, history,
+          inventory.inventoryTimeout, inventory.createParallelism), c, l, r).run();
+    }
+
+    @Override
+    String table(List<Map<String, Object>> results) {
+      return PostgresInventoryBench.table(results);
     }
   }
 

@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
@@ -89,8 +90,22 @@ public final class TestPostgresServer implements AutoCloseable {
     return start(tls, TestPostgresServer::freePort);
   }
 
+  /**
+   * As {@link #start(ServerTls)}, but the roles {@code rolesWithoutTls} may also log in without
+   * TLS, by password ({@code host ... scram-sha-256}), so that one server serves a test class's
+   * TLS scenarios and its plain ones; every other role still needs TLS and a client certificate.
+   */
+  public static TestPostgresServer start(ServerTls tls, Collection<String> rolesWithoutTls) {
+    return start(tls, rolesWithoutTls, TestPostgresServer::freePort);
+  }
+
   /** As {@link #start(ServerTls)}, trying the ports {@code ports} gives (a test of the retry). */
   static TestPostgresServer start(ServerTls tls, IntSupplier ports) {
+    return start(tls, List.of(), ports);
+  }
+
+  private static TestPostgresServer start(ServerTls tls, Collection<String> rolesWithoutTls,
+      IntSupplier ports) {
     Template template = template();
     Path dir = null;
     try {
@@ -101,7 +116,7 @@ public final class TestPostgresServer implements AutoCloseable {
       TestPostgresServer server = new TestPostgresServer(dir, 0, template.password(),
           template.asSystemUser());
       if (tls != null) {
-        server.configureTls(tls);
+        server.configureTls(tls, rolesWithoutTls);
       }
       server.startOnFreePort(ports);
       return server;
@@ -171,7 +186,8 @@ public final class TestPostgresServer implements AutoCloseable {
     return dir;
   }
 
-  private void configureTls(ServerTls tls) throws IOException {
+  private void configureTls(ServerTls tls, Collection<String> rolesWithoutTls)
+      throws IOException {
     Path data = data();
     Path cert = Files.writeString(data.resolve("server.crt"), tls.certificatePem());
     Path key = Files.writeString(data.resolve("server.key"), tls.keyPem());
@@ -181,11 +197,14 @@ public final class TestPostgresServer implements AutoCloseable {
     Files.writeString(data.resolve("postgresql.conf"), "\nssl = on\nssl_cert_file = '" + cert
         + "'\nssl_key_file = '" + key + "'\nssl_ca_file = '" + ca + "'\n",
         StandardOpenOption.APPEND);
-    Files.writeString(data.resolve("pg_hba.conf"), String.join("\n",
-        "local all all trust",
-        "host all " + SUPERUSER + " 127.0.0.1/32 scram-sha-256",
-        "hostssl all all 127.0.0.1/32 scram-sha-256 clientcert=verify-ca",
-        ""));
+    List<String> hba = new ArrayList<>(List.of("local all all trust",
+        "host all " + SUPERUSER + " 127.0.0.1/32 scram-sha-256"));
+    for (String role : rolesWithoutTls) {
+      hba.add("host all " + role + " 127.0.0.1/32 scram-sha-256");
+    }
+    hba.add("hostssl all all 127.0.0.1/32 scram-sha-256 clientcert=verify-ca");
+    hba.add("");
+    Files.writeString(data.resolve("pg_hba.conf"), String.join("\n", hba));
     if (asSystemUser) {
       run(List.of("chown", "-R", SYSTEM_USER + ":", data.toString()), dir);
     }

@@ -19,6 +19,7 @@ import io.kollect.extract.Record;
 import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectSink;
+import io.kollect.testing.TestCertificateAuthority;
 import io.kollect.testing.TestPostgresServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -43,7 +44,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * PostgreSQL ({@link TestPostgresServer}), both shared by the scenarios of this class, which run
  * in order. One target sends the ConfigMaps of {@value #NS} to the sink {@code inventory} (role
  * {@code kollect_writer}, history on); four more sinks are misconfigured, each in its own way.
- * The fold of the table is read from the public view {@code kollect.objects}.
+ * The fold of the table is read from the public view {@code kollect.objects}. The server also
+ * speaks TLS: the plain roles above log in by password, every other role only over TLS with a
+ * client certificate of {@link #CA}, as the TLS scenario's sink does.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PostgresSinkOperatorIT {
@@ -52,6 +55,7 @@ class PostgresSinkOperatorIT {
   private static final String TARGET = NS + "/shop";
   private static final Duration CONVERGE = Duration.ofSeconds(60);
 
+  private static final TestCertificateAuthority CA = TestCertificateAuthority.create("pg-ca");
   private static TestPostgresServer db;
   private static TestCluster cluster;
   private static KubernetesClient client;
@@ -63,10 +67,15 @@ class PostgresSinkOperatorIT {
     SecretValues.ttl = Duration.ofSeconds(1);
     PostgresSinkTranslation.credentialsCheckInterval = Duration.ofSeconds(1);
     PostgresSinkTranslation.maintenanceInterval = Duration.ofSeconds(1);
-    db = TestPostgresServer.start();
+    TestCertificateAuthority.Issued serverCert = CA.server("127.0.0.1");
+    db = TestPostgresServer.start(new TestPostgresServer.ServerTls(serverCert.certificatePem(),
+        serverCert.pkcs8KeyPem(), CA.certificatePem()), List.of("kollect_writer",
+        "kollect_nocreate"));
     db.execute("CREATE ROLE kollect_writer LOGIN PASSWORD 'first'",
         "GRANT CREATE ON DATABASE " + TestPostgresServer.DATABASE + " TO kollect_writer",
         "CREATE ROLE kollect_nocreate LOGIN PASSWORD 'x'",
+        "CREATE ROLE kollect_tls LOGIN PASSWORD 'tls'",
+        "GRANT CREATE ON DATABASE " + TestPostgresServer.DATABASE + " TO kollect_tls",
         // a schema a newer Kollect migrated
         "CREATE SCHEMA future", "CREATE TABLE future.schema_version (version integer PRIMARY KEY,"
             + " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
@@ -376,5 +385,82 @@ class PostgresSinkOperatorIT {
     db.restart();
     await().atMost(CONVERGE).untilAsserted(() -> assertThat(table()).isEqualTo(clusterState()));
     awaitCondition("inventory", "Ready", "True", "Configured");
+  }
+
+  @Test
+  @Order(7)
+  void aTlsBlockConnectsWithVerifyFullAndTheClientCertificateAndRefusesAServerOfAnotherCa() {
+    TestCertificateAuthority.Issued clientCert = CA.client("kollect_tls");
+    String otherCa = TestCertificateAuthority.create("other-ca").certificatePem();
+    cluster.apply("""
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: pg-tls, namespace: %1$s}
+        stringData: {username: kollect_tls, password: tls}
+        ---
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: pg-ca, namespace: %1$s}
+        stringData:
+          ca.crt: |
+        %3$s
+        ---
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: pg-other-ca, namespace: %1$s}
+        stringData:
+          ca.crt: |
+        %4$s
+        ---
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: pg-client, namespace: %1$s}
+        type: kubernetes.io/tls
+        stringData:
+          tls.crt: |
+        %5$s
+          tls.key: |
+        %6$s
+        ---
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectSink
+        metadata: {name: over-tls, namespace: %1$s}
+        spec:
+          type: postgres
+          postgres: {url: %2$s, credentialsSecretRef: {name: pg-tls}, schema: tls}
+          tls: {caSecretRef: {name: pg-ca}, clientCertSecretRef: {name: pg-client}}
+        ---
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectSink
+        metadata: {name: other-ca, namespace: %1$s}
+        spec:
+          type: postgres
+          postgres: {url: %2$s, credentialsSecretRef: {name: pg-tls}, schema: tls_other}
+          tls: {caSecretRef: {name: pg-other-ca}, clientCertSecretRef: {name: pg-client}}
+        ---
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectTarget
+        metadata: {name: over-tls, namespace: %1$s}
+        spec:
+          profileRef: configmaps
+          scope: {namespaces: [%1$s]}
+          sinkRefs: [over-tls, other-ca]
+        """.formatted(NS, db.jdbcUrl(), indent(CA.certificatePem()), indent(otherCa),
+        indent(clientCert.certificatePem()), indent(clientCert.pkcs8KeyPem())));
+    awaitCondition("over-tls", "Ready", "True", "Configured");
+    awaitCondition("other-ca", "Ready", "False", "TlsFailed");
+    await().atMost(CONVERGE).untilAsserted(() -> assertThat(rows("SELECT name FROM tls.objects"
+        + " WHERE target = '" + NS + "/over-tls' ORDER BY name")).map(r -> r.get(0))
+        .containsExactlyElementsOf(clusterState().keySet()));
+    // the sink's sessions are encrypted and presented the client certificate; kollect_tls has no
+    // other way in (pg_hba: hostssl with clientcert=verify-ca only)
+    assertThat(rows("SELECT DISTINCT s.ssl, s.client_dn FROM pg_stat_ssl s JOIN pg_stat_activity"
+        + " a ON a.pid = s.pid WHERE a.usename = 'kollect_tls'"))
+        .containsExactly(List.of("t", "/CN=kollect_tls"));
+  }
+
+  /** {@code pem} indented under a YAML block scalar of the scenario's Secrets. */
+  private static String indent(String pem) {
+    return pem.strip().lines().map(l -> "    " + l).collect(java.util.stream.Collectors.joining("\n"));
   }
 }
