@@ -80,6 +80,10 @@ class PostgresInventoryExampleIT {
           + " || (fields->>'replicas') || ' ' || (fields->'images'->>0) FROM kollect.objects"),
           r -> r.equals(List.of("cart 2 cart:1.0")));
       deployment("cart", "cart:1.1", 2);
+      // a state superseded before it is exported is never written (only the latest is): the
+      // history has the update only once the row shows it
+      await().atMost(Duration.ofSeconds(60)).until(() -> rows("SELECT fields->'images'->>0"
+          + " FROM kollect.objects"), r -> r.equals(List.of("cart:1.1")));
       api.admin().apps().deployments().inNamespace("shop").withName("cart").delete();
       await().atMost(Duration.ofSeconds(60)).until(() -> rows("SELECT count(*) FROM"
           + " kollect.objects"), r -> r.equals(List.of("0")));
