@@ -47,8 +47,9 @@ class TlsIT {
   private static PostgresSinkConfig.Builder config(String url, String caPem,
       AtomicReference<Issued> client) {
     return PostgresSinkConfig.builder().url(url).credentials("tls_writer", "pw")
-        // a refused handshake fails at once; 5 s only bounds a slow one on a loaded machine, where
-        // 1 s timed the handshake out and read as Unreachable instead of TlsFailed
+        // the pool retries a refused handshake until this timeout, so each refusal case takes it
+        // (about 12 s for the class); 1 s timed a slow handshake out on a loaded machine, which
+        // read as Unreachable instead of TlsFailed
         .connectTimeout(Duration.ofSeconds(5)).credentialsCheckInterval(Duration.ZERO)
         .tls(new PostgresSinkConfig.Tls(() -> caPem, () -> client.get().certificatePem(),
             () -> client.get().pkcs8KeyPem()));
