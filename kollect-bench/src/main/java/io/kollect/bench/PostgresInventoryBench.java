@@ -407,6 +407,11 @@ final class PostgresInventoryBench {
       long objectStateBytes, long changesBytes) {
 
     static DatabaseWrites read(TestPostgresServer db) throws SQLException {
+      return read(db, SCHEMA);
+    }
+
+    /** The same, for the sink's tables in {@code schema}. */
+    static DatabaseWrites read(TestPostgresServer db, String schema) throws SQLException {
       try (Connection c = db.connect(); Statement s = c.createStatement();
           ResultSet r = s.executeQuery("""
               SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint,
@@ -415,7 +420,7 @@ final class PostgresInventoryBench {
                      pg_total_relation_size('%1$s.object_state'),
                      pg_total_relation_size('%1$s.changes')
                 FROM pg_stat_user_tables WHERE schemaname = '%1$s'
-                 AND relname IN ('object_state', 'changes')""".formatted(SCHEMA))) {
+                 AND relname IN ('object_state', 'changes')""".formatted(schema))) {
         r.next();
         return new DatabaseWrites(r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4),
             r.getLong(5), r.getLong(6));

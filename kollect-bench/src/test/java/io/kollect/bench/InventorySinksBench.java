@@ -23,10 +23,6 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -195,7 +191,7 @@ public final class InventorySinksBench {
       set.add(benchRecord(target, i, 0));
     }
     long[] nanos = new long[samples];
-    Map<String, Long> before = null;
+    PostgresInventoryBench.DatabaseWrites before = null;
     try (Exporter ex = Exporter.builder().build()) {
       ex.addSink(timed, c.options());
       ex.converge(target, Set.of(inner.name()), set);
@@ -204,7 +200,7 @@ public final class InventorySinksBench {
       for (int s = 0; s < samples + 50; s++) {
         if (s == 50 && schema != null) {
           Thread.sleep(STATISTICS_FLUSH.toMillis());
-          before = writes(c.db(), schema);
+          before = PostgresInventoryBench.DatabaseWrites.read(c.db(), schema);
         }
         int i = s % set.size();
         set.set(i, benchRecord(target, i, s + 1));
@@ -229,39 +225,14 @@ public final class InventorySinksBench {
         nanos[samples - 1] / 1e6);
     if (schema != null) {
       Thread.sleep(STATISTICS_FLUSH.toMillis());
-      Map<String, Long> after = writes(c.db(), schema);
-      Map<String, Double> per = new LinkedHashMap<>();
-      for (Map.Entry<String, Long> e : after.entrySet()) {
-        per.put(e.getKey(), (e.getValue() - before.get(e.getKey())) / (double) samples);
-      }
+      PostgresInventoryBench.DatabaseWrites d =
+          PostgresInventoryBench.DatabaseWrites.read(c.db(), schema).minus(before);
+      double n = samples;
       System.out.printf(Locale.ROOT, "%-16s per change, one change per transaction: %.0f WAL"
           + " bytes; rows written %.2f (inserted %.2f, updated %.2f); object_state +%.0f bytes,"
-          + " changes +%.0f bytes (table and indexes on disk)%n", c.label(), per.get("wal"),
-          per.get("ins") + per.get("upd") + per.get("del"), per.get("ins"), per.get("upd"),
-          per.get("objectState"), per.get("changes"));
-    }
-  }
-
-  /** Cumulative: WAL position, rows inserted/updated/deleted in the schema, its tables' size. */
-  private static Map<String, Long> writes(TestPostgresServer db, String schema) throws SQLException {
-    try (Connection conn = db.connect(); Statement s = conn.createStatement();
-        ResultSet r = s.executeQuery("""
-            SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint,
-                   coalesce(sum(n_tup_ins), 0)::bigint, coalesce(sum(n_tup_upd), 0)::bigint,
-                   coalesce(sum(n_tup_del), 0)::bigint,
-                   pg_total_relation_size('%1$s.object_state'),
-                   pg_total_relation_size('%1$s.changes')
-              FROM pg_stat_user_tables WHERE schemaname = '%1$s'
-               AND relname IN ('object_state', 'changes')""".formatted(schema))) {
-      r.next();
-      Map<String, Long> out = new LinkedHashMap<>();
-      out.put("wal", r.getLong(1));
-      out.put("ins", r.getLong(2));
-      out.put("upd", r.getLong(3));
-      out.put("del", r.getLong(4));
-      out.put("objectState", r.getLong(5));
-      out.put("changes", r.getLong(6));
-      return out;
+          + " changes +%.0f bytes (table and indexes on disk)%n", c.label(), d.walBytes() / n,
+          (d.rowsInserted() + d.rowsUpdated() + d.rowsDeleted()) / n, d.rowsInserted() / n,
+          d.rowsUpdated() / n, d.objectStateBytes() / n, d.changesBytes() / n);
     }
   }
 
