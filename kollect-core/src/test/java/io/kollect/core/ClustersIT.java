@@ -42,8 +42,8 @@ class ClustersIT {
 
   @BeforeAll
   static void startServers() {
-    home = TestApiServer.start();
-    b = TestApiServer.start();
+    home = TestApiServer.builder().reused().start();
+    b = TestApiServer.builder().reused().start();
   }
 
   @AfterAll

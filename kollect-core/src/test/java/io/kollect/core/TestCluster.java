@@ -18,9 +18,13 @@ public final class TestCluster implements AutoCloseable {
     this.server = server;
   }
 
-  /** Starts an API server (offline from the provisioned binaries, see scripts/). */
+  /**
+   * An API server: one an earlier class of this JVM handed back if there is one (see {@link
+   * TestApiServer.Builder#reused()} for what a class may then do), otherwise a new one (offline
+   * from the provisioned binaries, see scripts/).
+   */
   public static TestCluster start() {
-    return new TestCluster(TestApiServer.start());
+    return new TestCluster(TestApiServer.builder().reused().start());
   }
 
   /** Starts an API server with extra configuration (e.g. token users for RBAC tests). */

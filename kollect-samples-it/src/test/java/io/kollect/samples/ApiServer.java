@@ -19,9 +19,9 @@ final class ApiServer implements AutoCloseable {
     this.server = server;
   }
 
-  /** An API server that knows only its admin (client-certificate) user. */
+  /** An API server that knows only its admin (client-certificate) user; reused across classes. */
   static ApiServer start() {
-    return new ApiServer(TestApiServer.start());
+    return new ApiServer(TestApiServer.builder().reused().start());
   }
 
   /** An API server with extra configuration, e.g. token users whose RBAC is enforced. */

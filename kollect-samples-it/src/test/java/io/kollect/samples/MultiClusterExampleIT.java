@@ -56,7 +56,7 @@ class MultiClusterExampleIT {
 
   @BeforeAll
   static void applyTheExampleAndRunTheOperator() throws IOException {
-    management = TestApiServer.start();
+    management = TestApiServer.builder().reused().start();
     for (String cluster : List.of("prod-eu-1", "prod-us-1")) {
       TestApiServer server = TestApiServer.builder()
           .tokenUser(token(cluster), "kollect-reader", "kollect-readers").start();

@@ -31,8 +31,8 @@ class MultiClusterInventoryExampleIT {
 
   @BeforeAll
   static void startServers() {
-    east = TestApiServer.start();
-    west = TestApiServer.start();
+    east = TestApiServer.builder().reused().start();
+    west = TestApiServer.builder().reused().start();
   }
 
   @AfterAll

@@ -34,7 +34,7 @@ class RemoteClientsIT {
 
   @BeforeAll
   static void start() {
-    server = TestApiServer.start();
+    server = TestApiServer.builder().reused().start();
   }
 
   @AfterAll

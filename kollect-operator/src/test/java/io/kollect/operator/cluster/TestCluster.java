@@ -26,16 +26,18 @@ public final class TestCluster implements AutoCloseable {
     this.server = server;
   }
 
-  /** Starts an API server (offline: the provisioned binaries) and installs the CRDs. */
+  /**
+   * An API server with the CRDs installed: one an earlier class of this JVM handed back if there
+   * is one (see {@link TestApiServer.Builder#reused()} for what a class may then do), otherwise a
+   * new one (offline: the provisioned binaries).
+   */
   public static TestCluster start() {
-    return start(TestApiServer.builder());
+    return start(TestApiServer.builder().reused());
   }
 
   /** Like {@link #start()}, with extra configuration (e.g. token users for RBAC tests). */
   public static TestCluster start(TestApiServer.Builder config) {
-    TestCluster cluster = new TestCluster(config.start());
-    cluster.installCrds();
-    return cluster;
+    return new TestCluster(config.setUp("kollect-crds", TestCluster::installCrds).start());
   }
 
   public KubernetesClient client() {
@@ -71,18 +73,19 @@ public final class TestCluster implements AutoCloseable {
     }
   }
 
-  private void installCrds() {
+  private static void installCrds(TestApiServer server) {
+    KubernetesClient client = server.admin();
     for (String name : CRDS) {
       try (InputStream in = TestCluster.class.getResourceAsStream("/META-INF/fabric8/" + name + "-v1.yml")) {
-        for (HasMetadata crd : client().load(in).items()) {
-          client().resource(crd).create();
+        for (HasMetadata crd : client.load(in).items()) {
+          client.resource(crd).create();
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
     for (String name : CRDS) {
-      client().apiextensions().v1().customResourceDefinitions().withName(name)
+      client.apiextensions().v1().customResourceDefinitions().withName(name)
           .waitUntilCondition(TestCluster::established, 30, TimeUnit.SECONDS);
     }
   }

@@ -33,7 +33,7 @@ class PostgresInventoryExampleIT {
   @BeforeAll
   static void start() {
     db = TestPostgresServer.start();
-    api = TestApiServer.start();
+    api = TestApiServer.builder().reused().start();
     api.namespace("kube-system");
     api.namespace("shop");
   }
