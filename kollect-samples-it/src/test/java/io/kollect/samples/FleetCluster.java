@@ -81,6 +81,29 @@ final class FleetCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * In {@code ns}: the KollectSink {@code fleet} whose {@code spec} is the YAML block {@code
+   * sinkSpec}, and the KollectTarget {@code cms} that sends the namespace's ConfigMaps to it.
+   */
+  void sinkAndTarget(String ns, String sinkSpec) {
+    apply("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectSink
+        metadata: {name: fleet, namespace: %s}
+        spec:
+        %s
+        """.formatted(ns, sinkSpec.indent(2)));
+    apply("""
+        apiVersion: kollect.io/v1alpha1
+        kind: KollectTarget
+        metadata: {name: cms, namespace: %1$s}
+        spec:
+          profileRef: configmaps
+          scope: {namespaces: [%1$s]}
+          sinkRefs: [fleet]
+        """.formatted(ns));
+  }
+
   /** Creates or updates the ConfigMap {@code ns/name} with {@code data.v} = {@code v}. */
   void put(String ns, String name, String v) {
     admin().configMaps().inNamespace(ns).resource(new ConfigMapBuilder()

@@ -457,32 +457,15 @@ class KafkaFleetIT {
       put(ns, "cm-" + i, "0");
     }
     // deliveryTimeout 5s: a write to a stopped broker fails after 5 s, not the default 30 s
-    apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: fleet, namespace: %s}
-        spec:
-          type: kafka
-          kafka:
-            bootstrapServers: ["%s"]
-            topic: %s
-            createTopic: {partitions: 3, replicationFactor: 1}
-            deliveryTimeout: 5s
-            producerProperties: %s
-        """.formatted(ns, broker.bootstrapServers(), topic(ns), producerProperties));
-    apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectTarget
-        metadata: {name: cms, namespace: %1$s}
-        spec:
-          profileRef: configmaps
-          scope: {namespaces: [%1$s]}
-          sinkRefs: [fleet]
-        """.formatted(ns));
-  }
-
-  private static void apply(String yaml) {
-    fleet.apply(yaml);
+    fleet.sinkAndTarget(ns, """
+        type: kafka
+        kafka:
+          bootstrapServers: ["%s"]
+          topic: %s
+          createTopic: {partitions: 3, replicationFactor: 1}
+          deliveryTimeout: 5s
+          producerProperties: %s
+        """.formatted(broker.bootstrapServers(), topic(ns), producerProperties));
   }
 
   private static void put(String ns, String name, String v) {

@@ -45,26 +45,13 @@ class PostgresFleetIT {
     admin.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("pg")
         .withNamespace(NS).endMetadata().withStringData(Map.of("username", db.superuser(),
             "password", db.superuserPassword())).build()).create();
-    apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: fleet, namespace: %s}
-        spec:
-          type: postgres
-          postgres:
-            url: %s
-            credentialsSecretRef: {name: pg}
-            history: {enabled: true}
-        """.formatted(NS, db.jdbcUrl()));
-    apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectTarget
-        metadata: {name: cms, namespace: %1$s}
-        spec:
-          profileRef: configmaps
-          scope: {namespaces: [%1$s]}
-          sinkRefs: [fleet]
-        """.formatted(NS));
+    fleet.sinkAndTarget(NS, """
+        type: postgres
+        postgres:
+          url: %s
+          credentialsSecretRef: {name: pg}
+          history: {enabled: true}
+        """.formatted(db.jdbcUrl()));
   }
 
   @AfterAll
@@ -159,10 +146,6 @@ class PostgresFleetIT {
     } catch (SQLException e) {
       return -1;
     }
-  }
-
-  private static void apply(String yaml) {
-    fleet.apply(yaml);
   }
 
   private static void put(String name, String v) {
