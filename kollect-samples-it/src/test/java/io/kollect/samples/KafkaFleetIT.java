@@ -6,9 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.kollect.core.Shard;
 import io.kollect.export.kafka.KafkaBroker;
 import io.kollect.export.kafka.TopicContent;
@@ -16,8 +14,6 @@ import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.crd.KollectTargetStatus;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,7 +28,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -61,7 +56,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class KafkaFleetIT {
 
   private static final String CLUSTER = "fleet";
-  private static final String OPERATOR_NAMESPACE = "kollect-system";
+  private static final String OPERATOR_NAMESPACE = FleetCluster.OPERATOR_NAMESPACE;
   private static final List<String> SOLO_NAMESPACES = List.of("churn", "crash", "outage");
   private static final String SHARDED = "sharded";
   private static final Duration CONVERGE = Duration.ofSeconds(90);
@@ -72,36 +67,18 @@ class KafkaFleetIT {
    */
   private static final Duration CHECKPOINT_LAG = Duration.ofSeconds(3);
 
-  private static ApiServer server;
+  private static FleetCluster fleet;
   private static KubernetesClient admin;
   private static KafkaBroker broker;
-  private static Path work;
-  private static Path kubeconfig;
   /** The unsharded operator of the first three scenarios. */
   private static OperatorProcess solo;
   private static final List<OperatorProcess> shards = new ArrayList<>();
 
   @BeforeAll
   static void apiServerBrokerAndProfile() throws Exception {
-    work = SamplePaths.moduleDir().resolve("target/kafka-fleet");
-    deleteRecursively(work);
-    Files.createDirectories(work);
-    server = ApiServer.start();
-    admin = server.admin();
-    kubeconfig = server.writeAdminKubeConfig(work.resolve("kubeconfig"));
+    fleet = FleetCluster.start("kafka-fleet");
+    admin = fleet.admin();
     broker = KafkaBroker.launch();
-    Fixtures.ensureNamespace(admin, OPERATOR_NAMESPACE);
-    Fixtures.installCrdDir(admin, SamplePaths.repoRoot().resolve("deploy/crds"));
-    apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: configmaps}
-        spec:
-          resources:
-            - version: v1
-              kind: ConfigMap
-              fields: [{name: v, path: "{.data.v}"}]
-        """);
   }
 
   @AfterAll
@@ -113,8 +90,8 @@ class KafkaFleetIT {
     if (broker != null) {
       broker.close();
     }
-    if (server != null) {
-      server.close();
+    if (fleet != null) {
+      fleet.close();
     }
   }
 
@@ -194,19 +171,10 @@ class KafkaFleetIT {
     awaitExact(ns);
     Set<String> before = positions(TopicLog.read(broker.bootstrapServers(), topic(ns)));
 
-    CompletableFuture<Void> changes = CompletableFuture.runAsync(() -> {
-      for (int i = 0; i < burst; i++) {
-        put(ns, "cm-" + i, "burst-" + i);
-        pace(100);
-      }
-    });
     // kill -9 once the operator has delivered most of the burst so far, mid-stream
-    await().atMost(CONVERGE).pollInterval(Duration.ofMillis(200)).until(() ->
+    long killedAt = fleet.killMidBurst(solo, ns, burst, () ->
         TopicLog.read(broker.bootstrapServers(), topic(ns)).stream()
             .filter(m -> m.value() != null && m.value().contains("\"burst-")).count() >= 40);
-    solo.killHard();
-    long killedAt = System.currentTimeMillis();
-    changes.get();
     // while it is down: deletes (of objects whose state the topic has), an update, new objects
     for (int i = 0; i < 4; i++) {
       delete(ns, "cm-" + i);
@@ -278,12 +246,7 @@ class KafkaFleetIT {
     scenario(ns, burst);
     awaitExact(ns);
 
-    CompletableFuture<Void> changes = CompletableFuture.runAsync(() -> {
-      for (int i = 0; i < burst; i++) {
-        put(ns, "cm-" + i, "burst-" + i);
-        pace(100);
-      }
-    });
+    CompletableFuture<Void> changes = fleet.burst(ns, burst);
     await().atMost(CONVERGE).pollInterval(Duration.ofMillis(200)).until(() ->
         TopicLog.read(broker.bootstrapServers(), topic(ns)).stream()
             .filter(m -> m.value() != null && m.value().contains("\"burst-")).count() >= 10);
@@ -494,76 +457,33 @@ class KafkaFleetIT {
       put(ns, "cm-" + i, "0");
     }
     // deliveryTimeout 5s: a write to a stopped broker fails after 5 s, not the default 30 s
-    apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: fleet, namespace: %s}
-        spec:
-          type: kafka
-          kafka:
-            bootstrapServers: ["%s"]
-            topic: %s
-            createTopic: {partitions: 3, replicationFactor: 1}
-            deliveryTimeout: 5s
-            producerProperties: %s
-        """.formatted(ns, broker.bootstrapServers(), topic(ns), producerProperties));
-    apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectTarget
-        metadata: {name: cms, namespace: %1$s}
-        spec:
-          profileRef: configmaps
-          scope: {namespaces: [%1$s]}
-          sinkRefs: [fleet]
-        """.formatted(ns));
-  }
-
-  private static void apply(String yaml) {
-    try {
-      Fixtures.apply(admin, Sample.YAML.readTree(yaml));
-    } catch (IOException e) {
-      throw new IllegalArgumentException(yaml, e);
-    }
+    fleet.sinkAndTarget(ns, """
+        type: kafka
+        kafka:
+          bootstrapServers: ["%s"]
+          topic: %s
+          createTopic: {partitions: 3, replicationFactor: 1}
+          deliveryTimeout: 5s
+          producerProperties: %s
+        """.formatted(broker.bootstrapServers(), topic(ns), producerProperties));
   }
 
   private static void put(String ns, String name, String v) {
-    admin.configMaps().inNamespace(ns).resource(new ConfigMapBuilder()
-        .withNewMetadata().withName(name).endMetadata().withData(Map.of("v", v)).build())
-        .createOr(NonDeletingOperation::update);
+    fleet.put(ns, name, v);
   }
 
   private static void delete(String ns, String name) {
     admin.configMaps().inNamespace(ns).withName(name).delete();
   }
 
-  /** Spaces the changes of a burst out, so that a kill or a broker stop falls in its middle. */
-  private static void pace(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
   // ---- operators -----------------------------------------------------------------------------
 
   private static List<String> runArgs(String namespaces) {
-    return List.of(
-        "--kubeconfig", kubeconfig.toString(),
-        "--cluster-name", CLUSTER,
-        "--namespaces", namespaces,
-        // not a tenancy test: the targets' namespaces are trusted
-        "--cluster-wide-namespaces", namespaces,
-        // checkpoint ConfigMaps here (no leader election: one process per shard)
-        "--leader-elect-namespace", OPERATOR_NAMESPACE,
-        "--status-write-interval", "1s",
-        "--log-format", "text");
+    return fleet.runArgs(CLUSTER, namespaces);
   }
 
   private static OperatorProcess startSolo(String name) {
-    OperatorProcess p = OperatorProcess.start(work, name,
-        runArgs(String.join(",", SOLO_NAMESPACES)));
+    OperatorProcess p = fleet.startOperator(name, runArgs(String.join(",", SOLO_NAMESPACES)));
     awaitReady(p);
     return p;
   }
@@ -573,7 +493,7 @@ class KafkaFleetIT {
       List<String> args = new ArrayList<>(runArgs(SHARDED));
       args.addAll(List.of("--total-shards", Integer.toString(total), "--shard",
           Integer.toString(i), "--stdout"));
-      shards.add(OperatorProcess.start(work, "shard-" + i + "-of-" + total, args));
+      shards.add(fleet.startOperator("shard-" + i + "-of-" + total, args));
     }
     shards.forEach(KafkaFleetIT::awaitReady);
   }
@@ -586,15 +506,7 @@ class KafkaFleetIT {
   }
 
   private static void awaitReady(OperatorProcess p) {
-    try {
-      await().atMost(CONVERGE).pollInterval(Duration.ofMillis(300))
-          .failFast("the operator process exited", () -> !p.isAlive())
-          // connection refused until the process listens
-          .ignoreExceptionsInstanceOf(java.io.UncheckedIOException.class)
-          .untilAsserted(() -> assertThat(p.getProbe("/readyz").statusCode()).isEqualTo(200));
-    } catch (org.awaitility.core.ConditionTimeoutException e) {
-      throw new AssertionError("operator not ready; its stderr:\n" + p.stderrText(), e);
-    }
+    FleetCluster.awaitReady(p);
   }
 
   private static List<OperatorProcess> running() {
@@ -724,16 +636,5 @@ class KafkaFleetIT {
     }
     return t.getStatus().sinks().stream().filter(s -> s.name().equals("fleet")).findFirst()
         .orElse(null);
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 }

@@ -4,25 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.kollect.testing.TestPostgresServer;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,61 +29,29 @@ import org.junit.jupiter.api.Test;
 class PostgresFleetIT {
 
   private static final String NS = "crash";
-  private static final String OPERATOR_NAMESPACE = "kollect-system";
   private static final Duration CONVERGE = Duration.ofSeconds(90);
 
-  private static ApiServer server;
+  private static FleetCluster fleet;
   private static KubernetesClient admin;
   private static TestPostgresServer db;
-  private static Path work;
-  private static Path kubeconfig;
   private static OperatorProcess operator;
 
   @BeforeAll
   static void apiServerDatabaseAndScenario() throws Exception {
-    work = SamplePaths.moduleDir().resolve("target/postgres-fleet");
-    deleteRecursively(work);
-    Files.createDirectories(work);
     db = TestPostgresServer.start();
-    server = ApiServer.start();
-    admin = server.admin();
-    kubeconfig = server.writeAdminKubeConfig(work.resolve("kubeconfig"));
-    Fixtures.ensureNamespace(admin, OPERATOR_NAMESPACE);
+    fleet = FleetCluster.start("postgres-fleet");
+    admin = fleet.admin();
     Fixtures.ensureNamespace(admin, NS);
-    Fixtures.installCrdDir(admin, SamplePaths.repoRoot().resolve("deploy/crds"));
     admin.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("pg")
         .withNamespace(NS).endMetadata().withStringData(Map.of("username", db.superuser(),
             "password", db.superuserPassword())).build()).create();
-    apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectProfile
-        metadata: {name: configmaps}
-        spec:
-          resources:
-            - version: v1
-              kind: ConfigMap
-              fields: [{name: v, path: "{.data.v}"}]
-        """);
-    apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: fleet, namespace: %s}
-        spec:
-          type: postgres
-          postgres:
-            url: %s
-            credentialsSecretRef: {name: pg}
-            history: {enabled: true}
-        """.formatted(NS, db.jdbcUrl()));
-    apply("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectTarget
-        metadata: {name: cms, namespace: %1$s}
-        spec:
-          profileRef: configmaps
-          scope: {namespaces: [%1$s]}
-          sinkRefs: [fleet]
-        """.formatted(NS));
+    fleet.sinkAndTarget(NS, """
+        type: postgres
+        postgres:
+          url: %s
+          credentialsSecretRef: {name: pg}
+          history: {enabled: true}
+        """.formatted(db.jdbcUrl()));
   }
 
   @AfterAll
@@ -100,8 +59,8 @@ class PostgresFleetIT {
     if (operator != null) {
       operator.close();
     }
-    if (server != null) {
-      server.close();
+    if (fleet != null) {
+      fleet.close();
     }
     if (db != null) {
       db.close();
@@ -118,18 +77,10 @@ class PostgresFleetIT {
     operator = start("run-1");
     awaitExact();
 
-    CompletableFuture<Void> changes = CompletableFuture.runAsync(() -> {
-      for (int i = 0; i < burst; i++) {
-        put("cm-" + i, "burst-" + i);
-        pace(100);
-      }
-    });
     // kill -9 once the database has most of the burst so far, mid-stream
-    await().atMost(CONVERGE).pollInterval(Duration.ofMillis(200))
-        .until(() -> count("SELECT count(*) FROM kollect.objects WHERE fields->>'v' LIKE"
+    fleet.killMidBurst(operator, NS, burst,
+        () -> count("SELECT count(*) FROM kollect.objects WHERE fields->>'v' LIKE"
             + " 'burst-%'") >= 40);
-    operator.killHard();
-    changes.get();
     assertThat(count("SELECT count(*) FROM kollect.objects WHERE fields->>'v' LIKE 'burst-%'"))
         .as("burst rows when killed: the kill came mid-burst").isLessThan(burst);
     for (int i = 0; i < 4; i++) {
@@ -150,22 +101,8 @@ class PostgresFleetIT {
   }
 
   private static OperatorProcess start(String name) {
-    OperatorProcess p = OperatorProcess.start(work, name, List.of(
-        "--kubeconfig", kubeconfig.toString(),
-        "--cluster-name", "fleet",
-        "--namespaces", NS,
-        "--cluster-wide-namespaces", NS,
-        "--leader-elect-namespace", OPERATOR_NAMESPACE,
-        "--status-write-interval", "1s",
-        "--log-format", "text"));
-    try {
-      await().atMost(CONVERGE).pollInterval(Duration.ofMillis(300))
-          .failFast("the operator process exited", () -> !p.isAlive())
-          .ignoreExceptionsInstanceOf(java.io.UncheckedIOException.class)
-          .untilAsserted(() -> assertThat(p.getProbe("/readyz").statusCode()).isEqualTo(200));
-    } catch (org.awaitility.core.ConditionTimeoutException e) {
-      throw new AssertionError("operator not ready; its stderr:\n" + p.stderrText(), e);
-    }
+    OperatorProcess p = fleet.startOperator(name, fleet.runArgs("fleet", NS));
+    FleetCluster.awaitReady(p);
     return p;
   }
 
@@ -211,38 +148,7 @@ class PostgresFleetIT {
     }
   }
 
-  private static void apply(String yaml) {
-    try {
-      Fixtures.apply(admin, Sample.YAML.readTree(yaml));
-    } catch (IOException e) {
-      throw new IllegalArgumentException(yaml, e);
-    }
-  }
-
   private static void put(String name, String v) {
-    admin.configMaps().inNamespace(NS).resource(new ConfigMapBuilder()
-        .withNewMetadata().withName(name).endMetadata().withData(Map.of("v", v)).build())
-        .createOr(NonDeletingOperation::update);
-  }
-
-  /** Spaces the changes of a burst out, so that the kill falls in its middle. */
-  private static void pace(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
+    fleet.put(NS, name, v);
   }
 }

@@ -1,7 +1,10 @@
 package io.kollect.samples;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -26,6 +29,26 @@ final class SamplePaths {
       return cwd.resolve("kollect-samples-it");
     }
     return cwd;
+  }
+
+  /**
+   * {@code target/<name>} of this module, emptied (a test's output of an earlier run goes) and
+   * created: the work directory of one IT class.
+   */
+  static Path emptyWorkDir(String name) {
+    Path dir = moduleDir().resolve("target").resolve(name);
+    try {
+      if (Files.exists(dir)) {
+        try (Stream<Path> walk = Files.walk(dir)) {
+          for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+            Files.delete(p);
+          }
+        }
+      }
+      return Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   static Path repoRoot() {

@@ -8,6 +8,7 @@
  * few fields: the otlp sink ({@code OtlpSinkTranslation}), the http sink's CloudEvents format
  * and Standard Webhooks signing ({@code WebhookTranslation}) and the postgres sink ({@code
  * PostgresSinkTranslation}); the otlp sinks' partial successes for status and metrics ({@code
- * OtlpSinkReports}) and the postgres sinks' database checks ({@code PostgresSinkChecks}).
+ * OtlpSinkReports}) and the postgres sinks' database checks ({@code PostgresSinkChecks}), both
+ * kinds of destination check run in the background the same way ({@code BackgroundSinkChecks}).
  */
 package io.kollect.operator.sink;

@@ -12,7 +12,6 @@ import com.sun.net.httpserver.HttpsServer;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kollect.operator.TestOperator;
 import io.kollect.operator.cli.RunCommandIT;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectSink;
@@ -33,12 +32,12 @@ import java.util.zip.GZIPInputStream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLPeerUnverifiedException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Sink TLS on a real API server: an {@code https} KollectSink whose {@code spec.tls} names
@@ -64,24 +63,25 @@ class HttpsSinkIT {
   /** One record as the receiver got it, with the subject of the client certificate presented. */
   record Received(JsonNode record, String clientSubject) {}
 
+  // The operator reads a Secret at most every 30 s; the rotation step should not wait for that.
+  @RegisterExtension
+  static final SinkScenario scenario = SinkScenario.in(NS).secretsReadEverySecond();
+
   private static final List<Received> received = new CopyOnWriteArrayList<>();
   private static TestCluster cluster;
   private static KubernetesClient client;
-  private static TestOperator operator;
   private static HttpsServer receiver;
   private static int port;
 
   @BeforeAll
   static void start() throws Exception {
-    // The operator reads a Secret at most every 30 s; the rotation step should not wait for that.
-    SecretValues.ttl = Duration.ofSeconds(1);
-    cluster = TestCluster.start();
-    client = cluster.client();
-    cluster.namespace("kollect-system");
-    cluster.namespace(NS);
+    cluster = scenario.cluster();
+    client = scenario.client();
     // The receiver presents a certificate of CA for 127.0.0.1 and localhost and requires a client
-    // certificate issued by CA.
+    // certificate issued by CA. Later steps replace it on the same port: the one running at the
+    // end is stopped.
     receiver = receiver(0, CA.server("127.0.0.1", "localhost").serverContext(CA));
+    scenario.closeAfter(() -> receiver.stop(0));
     port = receiver.getAddress().getPort();
 
     client.secrets().inNamespace(NS).resource(new SecretBuilder()
@@ -117,25 +117,7 @@ class HttpsSinkIT {
         data: {v: "1"}
         """.formatted(NS, port, NS, NS, NS));
 
-    operator = TestOperator.on(cluster)
-        // not a tenancy test: the platform trusts the namespace of its targets
-        .trusting(NS)
-        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(500)).build())
-        .start();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (receiver != null) {
-      receiver.stop(0);
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-    SecretValues.ttl = SecretValues.TTL;
+    scenario.startOperator();
   }
 
   /**

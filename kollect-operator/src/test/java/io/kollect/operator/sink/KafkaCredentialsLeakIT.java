@@ -22,9 +22,9 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,6 +41,9 @@ class KafkaCredentialsLeakIT {
   private static final String PASSWORD = "kafka-Pass-Value-5150";
   private static final String WRONG_PASSWORD = "kafka-Wrong-Value-8086";
 
+  /** The operator of this test is {@code kollect run} on a thread, not the scenario's. */
+  @RegisterExtension static final SinkScenario scenario = SinkScenario.in(NS);
+
   private static TestCluster cluster;
   private static KafkaBroker broker;
 
@@ -48,20 +51,8 @@ class KafkaCredentialsLeakIT {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = TestCluster.start();
-    cluster.namespace("kollect-system");
-    cluster.namespace(NS);
-    broker = KafkaBroker.launchWithScram(USER, PASSWORD);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (broker != null) {
-      broker.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    cluster = scenario.cluster();
+    broker = scenario.closeAfter(KafkaBroker.launchWithScram(USER, PASSWORD));
   }
 
   @Test

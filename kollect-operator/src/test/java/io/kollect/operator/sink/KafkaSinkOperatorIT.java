@@ -22,12 +22,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * KollectSink {@code type: kafka} on a real API server and a real in-process KRaft
@@ -47,6 +47,8 @@ class KafkaSinkOperatorIT {
   /** The record identity a consumer keys by: cluster/target ns/target name/group/kind/ns/name. */
   private static final String KEY_PREFIX = "it/" + NS + "/shop-configmaps//ConfigMap/" + NS + "/";
 
+  @RegisterExtension static final SinkScenario scenario = SinkScenario.in(NS);
+
   private static TestCluster cluster;
   private static KubernetesClient client;
   private static KafkaBroker broker;
@@ -55,13 +57,11 @@ class KafkaSinkOperatorIT {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = TestCluster.start();
-    client = cluster.client();
-    cluster.namespace("kollect-system");
-    cluster.namespace(NS);
-    broker = KafkaBroker.launch();
+    cluster = scenario.cluster();
+    client = scenario.client();
+    broker = scenario.closeAfter(KafkaBroker.launch());
     broker.createTopic(PLAIN_TOPIC, 1, Map.of("cleanup.policy", "delete"));
-    receiver = new SequencedRecordReceiver();
+    receiver = scenario.closeAfter(new SequencedRecordReceiver());
     cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: kollect.io/v1alpha1
         kind: KollectSink
@@ -110,36 +110,12 @@ class KafkaSinkOperatorIT {
   }
 
   private static TestOperator startOperator() {
-    return TestOperator.on(cluster)
-        // not a tenancy test: the platform trusts the namespace of its target
-        .trusting(NS, "platform")
-        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(500)).build())
-        .start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (operator != null) {
-      operator.close();
-    }
-    if (receiver != null) {
-      receiver.close();
-    }
-    if (broker != null) {
-      broker.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    // the shipped example's target lives in platform
+    return scenario.startOperator(o -> o.trusting(NS, "platform"));
   }
 
   private static void configMap(String name, String v) {
-    cluster.apply("""
-        apiVersion: v1
-        kind: ConfigMap
-        metadata: {name: %s, namespace: %s}
-        data: {v: "%s"}
-        """.formatted(name, NS, v));
+    scenario.configMap(name, v);
   }
 
   /** The ConfigMaps of {@value #NS} as the API server has them: message key to {@code data.v}. */
@@ -170,12 +146,7 @@ class KafkaSinkOperatorIT {
   }
 
   private static Condition condition(String sink, String type) {
-    KollectSink s = client.resources(KollectSink.class).inNamespace(NS).withName(sink).get();
-    if (s == null || s.getStatus() == null || s.getStatus().conditions() == null) {
-      return null;
-    }
-    return s.getStatus().conditions().stream().filter(c -> c.getType().equals(type))
-        .findFirst().orElse(null);
+    return scenario.condition(sink, type);
   }
 
   /**

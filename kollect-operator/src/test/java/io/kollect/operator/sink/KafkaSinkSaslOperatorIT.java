@@ -11,7 +11,6 @@ import io.kollect.export.kafka.KafkaBroker;
 import io.kollect.export.kafka.KafkaSink;
 import io.kollect.export.kafka.KafkaSinkConfig;
 import io.kollect.export.kafka.TopicContent;
-import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.crd.KollectTarget;
@@ -25,12 +24,12 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Kafka SASL credentials: a kafka KollectSink's {@code sasl.secretRef} is read from the sink's
@@ -44,20 +43,19 @@ class KafkaSinkSaslOperatorIT {
 
   private static final String NS = "sasl";
 
+  // The operator reads a Secret at most every 30 s; the rotation step should not wait for that.
+  @RegisterExtension
+  static final SinkScenario scenario = SinkScenario.in(NS).secretsReadEverySecond();
+
   private static TestCluster cluster;
   private static KubernetesClient client;
   private static KafkaBroker broker;
-  private static TestOperator operator;
 
   @BeforeAll
   static void start() throws Exception {
-    // The operator reads a Secret at most every 30 s; the rotation step should not wait for that.
-    SecretValues.ttl = Duration.ofSeconds(1);
-    cluster = TestCluster.start();
-    client = cluster.client();
-    cluster.namespace("kollect-system");
-    cluster.namespace(NS);
-    broker = KafkaBroker.launchWithScram("kollect", "s3cret");
+    cluster = scenario.cluster();
+    client = scenario.client();
+    broker = scenario.closeAfter(KafkaBroker.launchWithScram("kollect", "s3cret"));
     String bootstrap = broker.secureBootstrapServers();
     cluster.apply(TestCluster.CONFIGMAP_PROFILE
         + ScramSinks.secret(NS, "kafka-user", "username: kollect, password: s3cret")
@@ -100,23 +98,7 @@ class KafkaSinkSaslOperatorIT {
         metadata: {name: cm-1, namespace: %1$s}
         data: {v: "1"}
         """.formatted(NS, broker.secureBootstrapServers()));
-    operator = TestOperator.on(cluster).trusting(NS)
-        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(500)).build())
-        .start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (operator != null) {
-      operator.close();
-    }
-    if (broker != null) {
-      broker.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-    SecretValues.ttl = SecretValues.TTL;
+    scenario.startOperator();
   }
 
   private static Condition ready(String sink) {

@@ -3,7 +3,6 @@ package io.kollect.operator.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kollect.export.kafka.KafkaSink;
 import io.kollect.operator.crd.KollectSink;
 import java.time.Duration;
@@ -15,13 +14,7 @@ class KafkaSinkTranslationTest {
   private final SinkTranslation translation = new SinkTranslation(null);
 
   private static KollectSink sink(String spec) {
-    return Serialization.unmarshal("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: fleet, namespace: platform}
-        spec:
-        %s
-        """.formatted(spec.indent(2)), KollectSink.class);
+    return KollectSinkYaml.parse("platform", "fleet", spec);
   }
 
   @Test

@@ -11,7 +11,6 @@ import io.kollect.export.otlp.OtlpReceiver;
 import io.kollect.export.otlp.OtlpSinkConfig;
 import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
-import io.kollect.operator.crd.KollectSink;
 import io.kollect.operator.http.BindAddress;
 import io.opentelemetry.proto.logs.v1.LogRecord;
 import java.net.URI;
@@ -23,12 +22,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * KollectSink {@code type: otlp} through the operator on a real API server, into real OTLP
@@ -44,6 +43,10 @@ class OtlpSinkOperatorIT {
   private static final String NS = "obs";
   private static final Duration WAIT = Duration.ofSeconds(60);
 
+  // the operator reads a Secret at most every 30 s; the key rotation should not wait for that
+  @RegisterExtension
+  static final SinkScenario scenario = SinkScenario.in(NS).secretsReadEverySecond();
+
   private static TestCluster cluster;
   private static KubernetesClient client;
   private static OtlpReceiver http;
@@ -52,14 +55,10 @@ class OtlpSinkOperatorIT {
 
   @BeforeAll
   static void start() throws Exception {
-    // the operator reads a Secret at most every 30 s; the key rotation should not wait for that
-    SecretValues.ttl = Duration.ofSeconds(1);
-    cluster = TestCluster.start();
-    client = cluster.client();
-    cluster.namespace("kollect-system");
-    cluster.namespace(NS);
-    http = OtlpReceiver.start(OtlpSinkConfig.Protocol.HTTP_PROTOBUF);
-    grpc = OtlpReceiver.start(OtlpSinkConfig.Protocol.GRPC);
+    cluster = scenario.cluster();
+    client = scenario.client();
+    http = scenario.closeAfter(OtlpReceiver.start(OtlpSinkConfig.Protocol.HTTP_PROTOBUF));
+    grpc = scenario.closeAfter(OtlpReceiver.start(OtlpSinkConfig.Protocol.GRPC));
     client.secrets().inNamespace(NS).resource(new SecretBuilder()
         .withNewMetadata().withName("otel-auth").withNamespace(NS).endMetadata()
         .withStringData(Map.of("token", "Bearer k-1\n")).build()).create();
@@ -103,24 +102,8 @@ class OtlpSinkOperatorIT {
           scope: {namespaces: [%1$s]}
           sinkRefs: [otel-http, otel-grpc]
         """.formatted(NS, http.endpoint(), grpc.endpoint()));
-    operator = TestOperator.on(cluster)
-        .trusting(NS)
-        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(500))
-            .metricsAddress(BindAddress.loopback(0)).build())
-        .start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    SecretValues.ttl = SecretValues.TTL;
-    if (operator != null) {
-      operator.close();
-    }
-    for (AutoCloseable c : new AutoCloseable[] {http, grpc, cluster}) {
-      if (c != null) {
-        c.close();
-      }
-    }
+    operator = scenario.startOperator(o -> o.configure(c -> c.toBuilder()
+        .metricsAddress(BindAddress.loopback(0)).build()));
   }
 
   private static void configMap(String name, String v) {
@@ -173,12 +156,7 @@ class OtlpSinkOperatorIT {
   }
 
   private static Condition condition(String sink, String type) {
-    KollectSink s = client.resources(KollectSink.class).inNamespace(NS).withName(sink).get();
-    if (s == null || s.getStatus() == null || s.getStatus().conditions() == null) {
-      return null;
-    }
-    return s.getStatus().conditions().stream().filter(c -> c.getType().equals(type))
-        .findFirst().orElse(null);
+    return scenario.condition(sink, type);
   }
 
   private static String metrics() throws Exception {

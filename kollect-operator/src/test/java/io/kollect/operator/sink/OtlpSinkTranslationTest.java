@@ -3,7 +3,6 @@ package io.kollect.operator.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kollect.export.otlp.OtlpSink;
 import io.kollect.export.otlp.OtlpSinkConfig;
 import io.kollect.operator.crd.KollectSink;
@@ -18,13 +17,7 @@ class OtlpSinkTranslationTest {
   private final SinkTranslation translation = new SinkTranslation(null);
 
   private static KollectSink sink(String spec) {
-    return Serialization.unmarshal("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: otel, namespace: platform}
-        spec:
-        %s
-        """.formatted(spec.indent(2)), KollectSink.class);
+    return KollectSinkYaml.parse("platform", "otel", spec);
   }
 
   private static OtlpSinkConfig config(SinkTranslation.Built built) {

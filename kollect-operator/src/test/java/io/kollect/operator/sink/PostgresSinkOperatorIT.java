@@ -16,9 +16,7 @@ import io.kollect.export.postgres.PostgresSinkConfig;
 import io.kollect.extract.GroupVersionKind;
 import io.kollect.extract.Op;
 import io.kollect.extract.Record;
-import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
-import io.kollect.operator.crd.KollectSink;
 import io.kollect.testing.TestCertificateAuthority;
 import io.kollect.testing.TestPostgresServer;
 import java.sql.Connection;
@@ -38,6 +36,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * KollectSink {@code type: postgres} through the operator, on a real API server and a real
@@ -56,21 +55,23 @@ class PostgresSinkOperatorIT {
   private static final Duration CONVERGE = Duration.ofSeconds(60);
 
   private static final TestCertificateAuthority CA = TestCertificateAuthority.create("pg-ca");
+  // Secrets are looked at every second, not every 30 s
+  @RegisterExtension
+  static final SinkScenario scenario = SinkScenario.in(NS).secretsReadEverySecond();
+
   private static TestPostgresServer db;
   private static TestCluster cluster;
   private static KubernetesClient client;
-  private static TestOperator operator;
 
   @BeforeAll
   static void start() {
-    // Secrets, credentials and writer rows are looked at every second, not every 10-30 s
-    SecretValues.ttl = Duration.ofSeconds(1);
+    // credentials and writer rows are looked at every second, not every 10 s
     PostgresSinkTranslation.credentialsCheckInterval = Duration.ofSeconds(1);
     PostgresSinkTranslation.maintenanceInterval = Duration.ofSeconds(1);
     TestCertificateAuthority.Issued serverCert = CA.server("127.0.0.1");
-    db = TestPostgresServer.start(new TestPostgresServer.ServerTls(serverCert.certificatePem(),
-        serverCert.pkcs8KeyPem(), CA.certificatePem()), List.of("kollect_writer",
-        "kollect_nocreate"));
+    db = scenario.closeAfter(TestPostgresServer.start(new TestPostgresServer.ServerTls(
+        serverCert.certificatePem(), serverCert.pkcs8KeyPem(), CA.certificatePem()),
+        List.of("kollect_writer", "kollect_nocreate")));
     db.execute("CREATE ROLE kollect_writer LOGIN PASSWORD 'first'",
         "GRANT CREATE ON DATABASE " + TestPostgresServer.DATABASE + " TO kollect_writer",
         "CREATE ROLE kollect_nocreate LOGIN PASSWORD 'x'",
@@ -82,10 +83,8 @@ class PostgresSinkOperatorIT {
         "INSERT INTO future.schema_version VALUES (99, 'from the future')",
         "GRANT ALL ON SCHEMA future TO kollect_writer",
         "GRANT ALL ON future.schema_version TO kollect_writer");
-    cluster = TestCluster.start();
-    client = cluster.client();
-    cluster.namespace("kollect-system");
-    cluster.namespace(NS);
+    cluster = scenario.cluster();
+    client = scenario.client();
     cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: v1
         kind: Secret
@@ -153,26 +152,14 @@ class PostgresSinkOperatorIT {
     for (int i = 0; i < 10; i++) {
       configMap("cm-" + i, "v" + i);
     }
-    operator = TestOperator.on(cluster).trusting(NS)
-        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(500)).build())
-        .start();
+    scenario.startOperator();
   }
 
   @AfterAll
-  static void stop() {
-    SecretValues.ttl = SecretValues.TTL;
+  static void restoreCheckIntervals() {
     PostgresSinkTranslation.credentialsCheckInterval =
         PostgresSinkConfig.DEFAULT_CREDENTIALS_CHECK_INTERVAL;
     PostgresSinkTranslation.maintenanceInterval = PostgresSinkConfig.DEFAULT_MAINTENANCE_INTERVAL;
-    if (operator != null) {
-      operator.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-    if (db != null) {
-      db.close();
-    }
   }
 
   private static void configMap(String name, String v) {
@@ -224,12 +211,7 @@ class PostgresSinkOperatorIT {
   }
 
   private static Condition condition(String sink, String type) {
-    KollectSink s = client.resources(KollectSink.class).inNamespace(NS).withName(sink).get();
-    if (s == null || s.getStatus() == null || s.getStatus().conditions() == null) {
-      return null;
-    }
-    return s.getStatus().conditions().stream().filter(c -> c.getType().equals(type))
-        .findFirst().orElse(null);
+    return scenario.condition(sink, type);
   }
 
   private static void awaitCondition(String sink, String type, String status, String reason) {

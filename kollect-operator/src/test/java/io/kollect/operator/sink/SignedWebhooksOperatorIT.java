@@ -9,21 +9,19 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.export.StandardWebhooksReceiver;
-import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
-import io.kollect.operator.crd.KollectSink;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * KollectSink {@code type: http} with {@code format: cloudevents} and {@code cloudevents-binary},
@@ -42,11 +40,14 @@ class SignedWebhooksOperatorIT {
   private static final String KEY_1 = key();
   private static final String KEY_2 = key();
 
+  // the operator reads a Secret at most every 30 s; the rotation should not wait for that
+  @RegisterExtension
+  static final SinkScenario scenario = SinkScenario.in(NS).secretsReadEverySecond();
+
   private static TestCluster cluster;
   private static KubernetesClient client;
   private static StandardWebhooksReceiver batch;
   private static StandardWebhooksReceiver binary;
-  private static TestOperator operator;
 
   private static String key() {
     byte[] bytes = new byte[24];
@@ -56,14 +57,10 @@ class SignedWebhooksOperatorIT {
 
   @BeforeAll
   static void start() throws Exception {
-    // the operator reads a Secret at most every 30 s; the rotation should not wait for that
-    SecretValues.ttl = Duration.ofSeconds(1);
-    cluster = TestCluster.start();
-    client = cluster.client();
-    cluster.namespace("kollect-system");
-    cluster.namespace(NS);
-    batch = StandardWebhooksReceiver.start(KEY_1);
-    binary = StandardWebhooksReceiver.start(KEY_1);
+    cluster = scenario.cluster();
+    client = scenario.client();
+    batch = scenario.closeAfter(StandardWebhooksReceiver.start(KEY_1));
+    binary = scenario.closeAfter(StandardWebhooksReceiver.start(KEY_1));
     signingKeys("hook-keys", KEY_1);
     cluster.apply(TestCluster.CONFIGMAP_PROFILE + """
         apiVersion: kollect.io/v1alpha1
@@ -97,27 +94,7 @@ class SignedWebhooksOperatorIT {
           scope: {namespaces: [%1$s]}
           sinkRefs: [ce-batch, ce-binary]
         """.formatted(NS, batch.uri(), binary.uri()));
-    operator = TestOperator.on(cluster)
-        .trusting(NS)
-        .configure(c -> c.toBuilder().statusWriteInterval(Duration.ofMillis(500)).build())
-        .start();
-  }
-
-  @AfterAll
-  static void stop() {
-    SecretValues.ttl = SecretValues.TTL;
-    if (operator != null) {
-      operator.close();
-    }
-    for (AutoCloseable c : new AutoCloseable[] {batch, binary, cluster}) {
-      try {
-        if (c != null) {
-          c.close();
-        }
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    }
+    scenario.startOperator();
   }
 
   private static void signingKeys(String secret, String keys) {
@@ -127,12 +104,7 @@ class SignedWebhooksOperatorIT {
   }
 
   private static void configMap(String name, String v) {
-    cluster.apply("""
-        apiVersion: v1
-        kind: ConfigMap
-        metadata: {name: %s, namespace: %s}
-        data: {v: "%s"}
-        """.formatted(name, NS, v));
+    scenario.configMap(name, v);
   }
 
   /** One event as the receiver logged it, with the request's status and webhook-id. */
@@ -174,12 +146,7 @@ class SignedWebhooksOperatorIT {
   }
 
   private static Condition condition(String sink, String type) {
-    KollectSink s = client.resources(KollectSink.class).inNamespace(NS).withName(sink).get();
-    if (s == null || s.getStatus() == null || s.getStatus().conditions() == null) {
-      return null;
-    }
-    return s.getStatus().conditions().stream().filter(c -> c.getType().equals(type))
-        .findFirst().orElse(null);
+    return scenario.condition(sink, type);
   }
 
   @Test

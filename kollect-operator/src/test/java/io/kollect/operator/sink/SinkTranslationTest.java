@@ -3,7 +3,6 @@ package io.kollect.operator.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kollect.export.FileSink;
 import io.kollect.export.HttpSink;
 import io.kollect.export.StdoutSink;
@@ -16,13 +15,7 @@ class SinkTranslationTest {
   private final SinkTranslation translation = new SinkTranslation(null);
 
   private static KollectSink sink(String spec) {
-    return Serialization.unmarshal("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: s, namespace: ns}
-        spec:
-        %s
-        """.formatted(spec.indent(2)), KollectSink.class);
+    return KollectSinkYaml.parse("ns", "s", spec);
   }
 
   @Test

@@ -3,7 +3,6 @@ package io.kollect.operator.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kollect.export.HttpSink;
 import io.kollect.export.HttpSinkConfig;
 import io.kollect.operator.crd.HttpFormat;
@@ -17,13 +16,7 @@ class WebhookTranslationTest {
   private final SinkTranslation translation = new SinkTranslation(null);
 
   private static KollectSink sink(String spec) {
-    return Serialization.unmarshal("""
-        apiVersion: kollect.io/v1alpha1
-        kind: KollectSink
-        metadata: {name: hook, namespace: shop}
-        spec:
-        %s
-        """.formatted(spec.indent(2)), KollectSink.class);
+    return KollectSinkYaml.parse("shop", "hook", spec);
   }
 
   @Test
