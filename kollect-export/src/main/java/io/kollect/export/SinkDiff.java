@@ -84,7 +84,15 @@ final class SinkDiff {
   /** Makes {@code current} the target's complete set and syncs every named sink to it. */
   void converge(TargetState ts, Set<String> sinkNames, Map<ExportKey, Record> current) {
     ts.removing = false;
-    ts.current = current;
+    if (ts.current instanceof LinkedHashMap<ExportKey, Record> held && !held.isEmpty()
+        && !current.isEmpty()) {
+      // Keeps the key instances the sinks' states already hold (a map keeps its key on put),
+      // so a key stays one object per exported object after a converge, not one per map.
+      held.keySet().retainAll(current.keySet());
+      held.putAll(current);
+    } else {
+      ts.current = current;
+    }
     ts.complete = true;
     ts.requestedSinks = sinkNames;
     forgetSinksNotIn(ts, sinkNames);
