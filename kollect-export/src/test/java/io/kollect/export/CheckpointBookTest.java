@@ -166,7 +166,8 @@ class CheckpointBookTest {
 
     SinkState st = book(ALL).open(T, S, true);
 
-    assertThat(st.acknowledged).containsOnlyKeys(exportKey("moved")); // the first converge tombstones it
+    // the first converge tombstones it
+    assertThat(st.acknowledged).containsOnlyKeys(exportKey("moved"));
     assertThat(store.calls).doesNotContain("takeOver 1");
     assertThat(store.peers.get(0)).containsOnlyKeys(key("moved"));
   }
@@ -192,7 +193,8 @@ class CheckpointBookTest {
     CheckpointBook book = book(ALL);
     SinkState st = book.open(T, S, false);
     store.calls.clear();
-    st.enqueued.put(exportKey("sent"), entry("sent", "h", 3L)); // handed to the sink, not acknowledged
+    // handed to the sink, not acknowledged
+    st.enqueued.put(exportKey("sent"), entry("sent", "h", 3L));
     st.acknowledge(exportKey("new"), Op.UPSERT, entry("new", "h", 4L), T0);
     st.acknowledge(exportKey("gone"), Op.DELETE, entry("gone", "h", 1L), T0);
 
@@ -237,7 +239,8 @@ class CheckpointBookTest {
     storeMineAndTheirs();
     CheckpointBook book = book(NOT_THEIRS);
     SinkState st = book.open(T, S, true);
-    st.acknowledge(exportKey("mine"), Op.UPSERT, st.enqueued.get(exportKey("mine")), T0.plusSeconds(60));
+    st.acknowledge(exportKey("mine"), Op.UPSERT, st.enqueued.get(exportKey("mine")),
+        T0.plusSeconds(60));
 
     book.saveIfChanged(st, true);
 
