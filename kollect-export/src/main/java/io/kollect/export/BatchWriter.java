@@ -117,7 +117,7 @@ final class BatchWriter {
     Map<String, String> reasons = e.reasonsByKey();
     List<Pending> rest = new ArrayList<>(part.size());
     for (Pending p : part) {
-      if (!reasons.containsKey(p.key())) {
+      if (!reasons.containsKey(p.key().toString())) {
         rest.add(p);
       }
     }
@@ -125,7 +125,7 @@ final class BatchWriter {
       return false;
     }
     for (Pending p : part) {
-      String reason = reasons.get(p.key());
+      String reason = reasons.get(p.key().toString());
       if (reason != null) {
         drop(p, reason);
       }

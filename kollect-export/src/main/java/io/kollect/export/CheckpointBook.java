@@ -91,7 +91,8 @@ final class CheckpointBook {
    * What loading a (target, sink) gives: the export state, and the entries of the stored
    * checkpoint whose objects another exporter answers for now, which stay stored for it.
    */
-  private record Loaded(Map<String, ExportedEntry> entries, Map<String, ExportedEntry> waiting) {
+  private record Loaded(Map<ExportKey, ExportedEntry> entries,
+      Map<ExportKey, ExportedEntry> waiting) {
     static final Loaded EMPTY = new Loaded(Map.of(), Map.of());
   }
 
@@ -128,7 +129,21 @@ final class CheckpointBook {
       }
     }
     own.replaceAll((k, e) -> e.withSequence(sequences.next()));
-    return new Loaded(own, waiting);
+    return new Loaded(keyed(own), keyed(waiting));
+  }
+
+  /** The store's entries under the exporter's keys. */
+  private static Map<ExportKey, ExportedEntry> keyed(Map<String, ExportedEntry> entries) {
+    Map<ExportKey, ExportedEntry> out = new HashMap<>(Math.max(16, entries.size() * 4 / 3 + 1));
+    entries.forEach((k, e) -> out.put(ExportKey.parse(k), e));
+    return out;
+  }
+
+  /** The exporter's entries under the store's keys (the text of each key). */
+  private static Map<String, ExportedEntry> texts(Map<ExportKey, ExportedEntry> entries) {
+    Map<String, ExportedEntry> out = new HashMap<>(Math.max(16, entries.size() * 4 / 3 + 1));
+    entries.forEach((k, e) -> out.put(k.toString(), e));
+    return out;
   }
 
   /**
@@ -228,9 +243,9 @@ final class CheckpointBook {
    * Hands the entries kept for other shards ({@link SinkState#waiting}) over once, leaving none:
    * for a target that leaves every shard at once, whose waiting entries no shard will take over.
    */
-  Map<String, ExportedEntry> takeWaiting(SinkState st) {
+  Map<ExportKey, ExportedEntry> takeWaiting(SinkState st) {
     synchronized (st.saveLock) {
-      Map<String, ExportedEntry> waiting = st.waiting;
+      Map<ExportKey, ExportedEntry> waiting = st.waiting;
       st.waiting = Map.of();
       return waiting;
     }
@@ -266,7 +281,7 @@ final class CheckpointBook {
       if (st.detached) {
         return;
       }
-      Set<String> keys = st.takeUnsaved();
+      Set<ExportKey> keys = st.takeUnsaved();
       try {
         write(st, keys, whole);
         if (failing) {
@@ -292,27 +307,31 @@ final class CheckpointBook {
   }
 
   /** Caller holds {@code st.saveLock}. */
-  private void write(SinkState st, Set<String> keys, boolean whole) {
+  private void write(SinkState st, Set<ExportKey> keys, boolean whole) {
     if (whole && st.waiting.isEmpty()) {
       st.sendTimesChanged.set(false);
-      store.save(st.target, st.sink, Map.copyOf(st.acknowledged));
+      store.save(st.target, st.sink, Map.copyOf(texts(st.acknowledged)));
     } else if (whole) {
       // Entries kept for other shards are in the store, not in this state: a whole save would
       // drop them before their new owner took them over. Writing every own key as a change
       // leaves them as they are (also when their owner took them over meanwhile).
       st.sendTimesChanged.set(false);
-      Set<String> removed = new HashSet<>(keys);
-      removed.removeAll(st.acknowledged.keySet());
-      store.apply(st.target, st.sink, Map.copyOf(st.acknowledged), removed);
+      Set<String> removed = new HashSet<>();
+      for (ExportKey key : keys) {
+        if (!st.acknowledged.containsKey(key)) {
+          removed.add(key.toString());
+        }
+      }
+      store.apply(st.target, st.sink, Map.copyOf(texts(st.acknowledged)), removed);
     } else if (!keys.isEmpty()) {
       Map<String, ExportedEntry> changed = new HashMap<>();
       Set<String> removed = new HashSet<>();
-      for (String key : keys) {
+      for (ExportKey key : keys) {
         ExportedEntry e = st.acknowledged.get(key);
         if (e == null) {
-          removed.add(key);
+          removed.add(key.toString());
         } else {
-          changed.put(key, e);
+          changed.put(key.toString(), e);
         }
       }
       store.apply(st.target, st.sink, changed, removed);

@@ -50,7 +50,7 @@ final class DeliveryChannel {
   private static final Logger LOG = LoggerFactory.getLogger(DeliveryChannel.class);
 
   /** One record waiting for the sink, with the state to acknowledge it to. */
-  record Pending(SinkState owner, String key, Record record, ExportedEntry entry) {}
+  record Pending(SinkState owner, ExportKey key, Record record, ExportedEntry entry) {}
 
   /** What a lane reports for {@link Exporter#deliveryStatus}. */
   record LaneStatus(Instant lastAcknowledged, int pending, int consecutiveFailures,
@@ -59,7 +59,7 @@ final class DeliveryChannel {
   /** Everything this sink holds for one target. Guarded by the channel's lock. */
   private static final class Lane {
     final String target;
-    LinkedHashMap<String, Pending> pending = new LinkedHashMap<>();
+    LinkedHashMap<ExportKey, Pending> pending = new LinkedHashMap<>();
     List<Pending> inFlight = List.of();
     long firstPendingNanos;
     long backoffUntilNanos;
@@ -433,7 +433,7 @@ final class DeliveryChannel {
       return 0;
     }
     int requeued = 0;
-    LinkedHashMap<String, Pending> merged = new LinkedHashMap<>();
+    LinkedHashMap<ExportKey, Pending> merged = new LinkedHashMap<>();
     for (Pending p : retry) {
       if (!p.owner().detached && !lane.pending.containsKey(p.key())) {
         merged.put(p.key(), p);

@@ -321,7 +321,7 @@ public final class Exporter implements AutoCloseable {
     Objects.requireNonNull(sinkNames, "sinkNames");
     Objects.requireNonNull(desired, "desired");
     ensureOpen();
-    Map<String, Record> current = index(target, desired);
+    Map<ExportKey, Record> current = index(target, desired);
     Set<String> sinks = Set.copyOf(sinkNames);
     underTargetLock(target, ts -> diff.converge(ts, sinks, current));
   }
@@ -368,9 +368,13 @@ public final class Exporter implements AutoCloseable {
     Objects.requireNonNull(upserts, "upserts");
     Objects.requireNonNull(deletedKeys, "deletedKeys");
     ensureOpen();
-    Map<String, Record> changed = index(target, upserts);
+    Map<ExportKey, Record> changed = index(target, upserts);
+    List<ExportKey> deleted = new ArrayList<>(deletedKeys.size());
+    for (String key : deletedKeys) {
+      deleted.add(ExportKey.parse(key));
+    }
     Set<String> sinks = Set.copyOf(sinkNames);
-    underTargetLock(target, ts -> diff.update(ts, sinks, changed, deletedKeys));
+    underTargetLock(target, ts -> diff.update(ts, sinks, changed, deleted));
   }
 
   /**
@@ -470,8 +474,8 @@ public final class Exporter implements AutoCloseable {
     }
   }
 
-  private static Map<String, Record> index(String target, Collection<Record> desired) {
-    Map<String, Record> current = new LinkedHashMap<>(Math.max(16, desired.size() * 4 / 3 + 1));
+  private static Map<ExportKey, Record> index(String target, Collection<Record> desired) {
+    Map<ExportKey, Record> current = new LinkedHashMap<>(Math.max(16, desired.size() * 4 / 3 + 1));
     for (Record r : desired) {
       Objects.requireNonNull(r, "desired record");
       if (r.op() != Op.UPSERT) {
@@ -482,7 +486,7 @@ public final class Exporter implements AutoCloseable {
         throw new IllegalArgumentException("desired record " + r.key() + " of target " + target
             + ": contentHash must be set");
       }
-      current.put(r.key(), r);
+      current.put(ExportKey.of(r), r);
     }
     return current;
   }
@@ -555,7 +559,11 @@ public final class Exporter implements AutoCloseable {
     }
     synchronized (ts) {
       SinkState st = ts.bySink.get(sink);
-      return st == null ? Set.of() : new HashSet<>(st.enqueued.keySet());
+      Set<String> keys = new HashSet<>();
+      if (st != null) {
+        st.enqueued.keySet().forEach(k -> keys.add(k.toString()));
+      }
+      return keys;
     }
   }
 

@@ -106,8 +106,8 @@ final class Heartbeats {
   private List<Pending> due(TargetState ts, SinkState st, int slice, Instant now,
       Duration minAge) {
     List<Pending> out = new ArrayList<>();
-    for (Map.Entry<String, Record> e : ts.current.entrySet()) {
-      String key = e.getKey();
+    for (Map.Entry<ExportKey, Record> e : ts.current.entrySet()) {
+      ExportKey key = e.getKey();
       if (slice(ts.target, key) != slice) {
         continue;
       }
@@ -127,7 +127,16 @@ final class Heartbeats {
 
   /** The slice a (target, key) is re-sent in. */
   static int slice(String target, String key) {
-    int h = target.hashCode() * 31 + key.hashCode();
+    return slice(target, key.hashCode());
+  }
+
+  /** The same slice as for the key's text ({@link ExportKey#hashCode} is that text's). */
+  static int slice(String target, ExportKey key) {
+    return slice(target, key.hashCode());
+  }
+
+  private static int slice(String target, int keyHash) {
+    int h = target.hashCode() * 31 + keyHash;
     h ^= h >>> 16;
     h *= 0x9E3779B1;
     h ^= h >>> 15;

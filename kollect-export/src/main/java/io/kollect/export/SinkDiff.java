@@ -52,7 +52,7 @@ final class SinkDiff {
      * for the key: a new state gets a new sequence (one per state and call, whichever sinks take
      * it), larger than any this key had (also before a restart).
      */
-    void offerIfChanged(SinkState st, String key, Record r, List<Pending> out) {
+    void offerIfChanged(SinkState st, ExportKey key, Record r, List<Pending> out) {
       ExportedEntry prev = st.enqueued.get(key);
       if (prev == null || !r.hash().equals(prev.hash())) {
         Sent s = sent == null ? null : sent.get(r);
@@ -82,9 +82,17 @@ final class SinkDiff {
   }
 
   /** Makes {@code current} the target's complete set and syncs every named sink to it. */
-  void converge(TargetState ts, Set<String> sinkNames, Map<String, Record> current) {
+  void converge(TargetState ts, Set<String> sinkNames, Map<ExportKey, Record> current) {
     ts.removing = false;
-    ts.current = current;
+    if (ts.current instanceof LinkedHashMap<ExportKey, Record> held && !held.isEmpty()
+        && !current.isEmpty()) {
+      // Keeps the key instances the sinks' states already hold (a map keeps its key on put),
+      // so a key stays one object per exported object after a converge, not one per map.
+      held.keySet().retainAll(current.keySet());
+      held.putAll(current);
+    } else {
+      ts.current = current;
+    }
     ts.complete = true;
     ts.requestedSinks = sinkNames;
     forgetSinksNotIn(ts, sinkNames);
@@ -98,14 +106,14 @@ final class SinkDiff {
    * Applies a change to the target's set and hands exactly that change to every named sink: an
    * upsert that differs from what the sink was handed, a DELETE for a deleted key it was handed.
    */
-  void update(TargetState ts, Set<String> sinkNames, Map<String, Record> changed,
-      Collection<String> deletedKeys) {
+  void update(TargetState ts, Set<String> sinkNames, Map<ExportKey, Record> changed,
+      Collection<ExportKey> deletedKeys) {
     ts.removing = false;
     if (!(ts.current instanceof LinkedHashMap)) {
       ts.current = new LinkedHashMap<>(ts.current);
     }
     ts.current.putAll(changed);
-    for (String key : deletedKeys) {
+    for (ExportKey key : deletedKeys) {
       ts.current.remove(key);
     }
     if (!sinkNames.equals(ts.requestedSinks)) {
@@ -120,10 +128,10 @@ final class SinkDiff {
       }
       SinkState st = ts.bySink.computeIfAbsent(sink, k -> open(ts.target, k));
       List<Pending> out = new ArrayList<>();
-      for (Map.Entry<String, Record> e : changed.entrySet()) {
+      for (Map.Entry<ExportKey, Record> e : changed.entrySet()) {
         offers.offerIfChanged(st, e.getKey(), e.getValue(), out);
       }
-      for (String key : deletedKeys) {
+      for (ExportKey key : deletedKeys) {
         ExportedEntry prev = st.enqueued.remove(key);
         if (prev != null) {
           out.add(tombstoneOf(ts.target, st, key, prev));
@@ -165,18 +173,18 @@ final class SinkDiff {
     } else if (resendAll) {
       st.resetToAcknowledged();
     }
-    Map<String, ExportedEntry> enqueued = st.enqueued;
+    Map<ExportKey, ExportedEntry> enqueued = st.enqueued;
     List<Pending> out = new ArrayList<>();
-    for (Map.Entry<String, Record> e : ts.current.entrySet()) {
+    for (Map.Entry<ExportKey, Record> e : ts.current.entrySet()) {
       offers.offerIfChanged(st, e.getKey(), e.getValue(), out);
     }
     // Every current key is in `enqueued` now, so it holds vanished keys exactly when it is larger;
     // an unchanged set costs one lookup per record and no second pass.
     // Until a converge handed over the complete set, a key missing from it proves nothing.
     if (ts.complete && enqueued.size() > ts.current.size()) {
-      for (Iterator<Map.Entry<String, ExportedEntry>> it = enqueued.entrySet().iterator();
+      for (Iterator<Map.Entry<ExportKey, ExportedEntry>> it = enqueued.entrySet().iterator();
           it.hasNext(); ) {
-        Map.Entry<String, ExportedEntry> e = it.next();
+        Map.Entry<ExportKey, ExportedEntry> e = it.next();
         if (!ts.current.containsKey(e.getKey())) {
           it.remove();
           out.add(tombstoneOf(ts.target, st, e.getKey(), e.getValue()));
@@ -198,7 +206,7 @@ final class SinkDiff {
         continue;
       }
       List<Pending> out = new ArrayList<>();
-      for (Map.Entry<String, ExportedEntry> e : book.takeWaiting(st).entrySet()) {
+      for (Map.Entry<ExportKey, ExportedEntry> e : book.takeWaiting(st).entrySet()) {
         // acknowledged until its DELETE is: that is what removes it from the store
         st.acknowledged.putIfAbsent(e.getKey(), e.getValue());
         out.add(tombstoneOf(ts.target, st, e.getKey(), e.getValue()));
@@ -222,7 +230,7 @@ final class SinkDiff {
   }
 
   /** The DELETE of a key that left the set, with a new sequence. */
-  private Pending tombstoneOf(String target, SinkState st, String key, ExportedEntry last) {
+  private Pending tombstoneOf(String target, SinkState st, ExportKey key, ExportedEntry last) {
     return new Pending(st, key, tombstone(target, last).withSequence(sequences.next()), last);
   }
 

@@ -32,9 +32,9 @@ final class SinkState {
    * does not re-send everything within one interval. Keeping it in the entry instead of a map of
    * its own saves a map node and an {@code Instant} per key.
    */
-  Map<String, ExportedEntry> enqueued;
+  Map<ExportKey, ExportedEntry> enqueued;
 
-  final ConcurrentHashMap<String, ExportedEntry> acknowledged;
+  final ConcurrentHashMap<ExportKey, ExportedEntry> acknowledged;
   final AtomicBoolean dirty = new AtomicBoolean();
 
   /**
@@ -46,7 +46,7 @@ final class SinkState {
    * the table a first full export grew (one slot per key) go, instead of keeping it for good.
    * Guarded by {@link #unsavedLock}, held only for an add or the swap.
    */
-  private Set<String> unsaved = new HashSet<>();
+  private Set<ExportKey> unsaved = new HashSet<>();
   private final Object unsavedLock = new Object();
 
   /** Only send times changed since the last write: written on close, not by the periodic save. */
@@ -56,7 +56,7 @@ final class SinkState {
    * States the sink refused for good, by key: the refused content hash (the heartbeat skips the key
    * while its state is still that one) and the reason. A later acknowledgement of the key clears it.
    */
-  private final ConcurrentHashMap<String, Refused> refused = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<ExportKey, Refused> refused = new ConcurrentHashMap<>();
 
   private record Refused(ContentHash hash, String reason) {}
 
@@ -66,7 +66,7 @@ final class SinkState {
    * take over. A whole-state write must leave them there. Guarded by {@link #saveLock} once the
    * state is published.
    */
-  Map<String, ExportedEntry> waiting = Map.of();
+  Map<ExportKey, ExportedEntry> waiting = Map.of();
 
   /** The latest acknowledgement time known from the checkpoint (before this process acknowledged). */
   final Instant restoredLastAcknowledged;
@@ -77,13 +77,13 @@ final class SinkState {
   /** Set when the state is forgotten; later acknowledgements are ignored. */
   volatile boolean detached;
 
-  SinkState(String target, String sink, Map<String, ExportedEntry> checkpoint) {
+  SinkState(String target, String sink, Map<ExportKey, ExportedEntry> checkpoint) {
     this.target = target;
     this.sink = sink;
     this.acknowledged = new ConcurrentHashMap<>(checkpoint);
     this.enqueued = new HashMap<>(checkpoint);
     Instant latest = null;
-    for (Map.Entry<String, ExportedEntry> e : checkpoint.entrySet()) {
+    for (Map.Entry<ExportKey, ExportedEntry> e : checkpoint.entrySet()) {
       Instant at = e.getValue().lastSentAt();
       if (at != null) {
         latest = latest == null || at.isAfter(latest) ? at : latest;
@@ -98,7 +98,7 @@ final class SinkState {
    * acknowledgement only refreshes {@code lastSentAt}, which the next write carries (at the latest
    * the one on close), so heartbeats cost no periodic checkpoint writes.
    */
-  void acknowledge(String key, Op op, ExportedEntry entry, Instant now) {
+  void acknowledge(ExportKey key, Op op, ExportedEntry entry, Instant now) {
     if (detached) {
       return;
     }
@@ -123,37 +123,37 @@ final class SinkState {
     }
   }
 
-  private void markUnsaved(String key) {
+  private void markUnsaved(ExportKey key) {
     synchronized (unsavedLock) {
       unsaved.add(key);
     }
   }
 
   /** The keys acknowledged since the last call; the writer hands them to the store. */
-  Set<String> takeUnsaved() {
+  Set<ExportKey> takeUnsaved() {
     synchronized (unsavedLock) {
-      Set<String> taken = unsaved;
+      Set<ExportKey> taken = unsaved;
       unsaved = new HashSet<>();
       return taken;
     }
   }
 
   /** Puts back keys whose write failed, so the next write carries them again. */
-  void returnUnsaved(Set<String> keys) {
+  void returnUnsaved(Set<ExportKey> keys) {
     synchronized (unsavedLock) {
       unsaved.addAll(keys);
     }
   }
 
   /** Called on a delivery thread when the sink refused this state of the key for good. */
-  void refuse(String key, ExportedEntry entry, String reason) {
+  void refuse(ExportKey key, ExportedEntry entry, String reason) {
     if (!detached) {
       refused.put(key, new Refused(entry == null ? null : entry.hash(), reason));
     }
   }
 
   /** Whether this exact state of the key was refused (so the heartbeat must not offer it again). */
-  boolean isRefused(String key, ExportedEntry entry) {
+  boolean isRefused(ExportKey key, ExportedEntry entry) {
     Refused r = refused.get(key);
     return r != null && entry != null && Objects.equals(r.hash(), entry.hash());
   }
@@ -161,7 +161,9 @@ final class SinkState {
   /** The refused states, ordered by key, at most {@code limit}. */
   List<Rejection> rejections(int limit) {
     List<Rejection> out = new ArrayList<>();
-    for (Map.Entry<String, Refused> e : new TreeMap<>(refused).entrySet()) {
+    TreeMap<String, Refused> byText = new TreeMap<>();
+    refused.forEach((k, r) -> byText.put(k.toString(), r));
+    for (Map.Entry<String, Refused> e : byText.entrySet()) {
       if (out.size() == limit) {
         break;
       }
@@ -175,7 +177,7 @@ final class SinkState {
    * next diff re-sends every current record and tombstones every acknowledged key that is gone.
    */
   void resetToAcknowledged() {
-    Map<String, ExportedEntry> reset = new HashMap<>();
+    Map<ExportKey, ExportedEntry> reset = new HashMap<>();
     acknowledged.forEach((k, e) -> reset.put(k, e.withoutHash()));
     enqueued.forEach((k, e) -> reset.putIfAbsent(k, e.withoutHash()));
     enqueued = reset;

@@ -11,7 +11,7 @@ final class TargetState {
   final String target;
 
   /** The latest desired records by key (what heartbeats re-send). */
-  Map<String, Record> current = Map.of();
+  Map<ExportKey, Record> current = Map.of();
 
   /**
    * Whether {@link #current} is the complete desired set (a converge ran). Until then it holds

@@ -2,6 +2,7 @@ package io.kollect.export;
 
 import static io.kollect.export.TestRecords.DEPLOYMENT;
 import static io.kollect.export.TestRecords.T0;
+import static io.kollect.export.TestRecords.exportKey;
 import static io.kollect.export.TestRecords.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -110,10 +111,10 @@ class CheckpointBookTest {
 
     SinkState st = book(ALL).open(T, S, false);
 
-    assertThat(st.acknowledged).containsOnlyKeys(key("a"), key("b"), key("c"));
+    assertThat(st.acknowledged).containsOnlyKeys(exportKey("a"), exportKey("b"), exportKey("c"));
     assertThat(st.enqueued.values()).extracting(ExportedEntry::sequence)
         .allMatch(seq -> seq > 9_000_000L).doesNotHaveDuplicates();
-    assertThat(st.enqueued.get(key("a")).contentHash()).isEqualTo("h-a");
+    assertThat(st.enqueued.get(exportKey("a")).contentHash()).isEqualTo("h-a");
   }
 
   @Test
@@ -122,7 +123,7 @@ class CheckpointBookTest {
 
     SinkState st = book(NOT_THEIRS).open(T, S, false);
 
-    assertThat(st.enqueued).containsOnlyKeys(key("mine"));
+    assertThat(st.enqueued).containsOnlyKeys(exportKey("mine"));
     assertThat(st.waiting).isEmpty();
     assertThat(store.own).containsOnlyKeys(key("mine"));
     assertThat(store.calls).containsExactly("load", "apply +0 -1"); // no peer is read
@@ -134,8 +135,8 @@ class CheckpointBookTest {
 
     SinkState st = book(NOT_THEIRS).open(T, S, true);
 
-    assertThat(st.enqueued).containsOnlyKeys(key("mine"));
-    assertThat(st.waiting).containsOnlyKeys(key("theirs"));
+    assertThat(st.enqueued).containsOnlyKeys(exportKey("mine"));
+    assertThat(st.waiting).containsOnlyKeys(exportKey("theirs"));
     assertThat(store.own).containsOnlyKeys(key("mine"), key("theirs"));
   }
 
@@ -150,9 +151,9 @@ class CheckpointBookTest {
 
     SinkState st = book(ALL).open(T, S, true);
 
-    assertThat(st.acknowledged.get(key("a")).contentHash()).isEqualTo("new");
-    assertThat(st.acknowledged.get(key("tie")).contentHash()).isEqualTo("own");
-    assertThat(st.acknowledged).containsKey(key("moved"));
+    assertThat(st.acknowledged.get(exportKey("a")).contentHash()).isEqualTo("new");
+    assertThat(st.acknowledged.get(exportKey("tie")).contentHash()).isEqualTo("own");
+    assertThat(st.acknowledged).containsKey(exportKey("moved"));
     assertThat(store.calls).containsExactly("load", "loadPeers", "apply +2 -0", "takeOver 3");
     assertThat(store.own.get(key("a")).contentHash()).isEqualTo("new");
     assertThat(store.peers.get(0)).isEmpty();
@@ -165,7 +166,8 @@ class CheckpointBookTest {
 
     SinkState st = book(ALL).open(T, S, true);
 
-    assertThat(st.acknowledged).containsOnlyKeys(key("moved")); // the first converge tombstones it
+    // the first converge tombstones it
+    assertThat(st.acknowledged).containsOnlyKeys(exportKey("moved"));
     assertThat(store.calls).doesNotContain("takeOver 1");
     assertThat(store.peers.get(0)).containsOnlyKeys(key("moved"));
   }
@@ -178,7 +180,7 @@ class CheckpointBookTest {
 
     SinkState st = book(ALL).open(T, S, true);
 
-    assertThat(st.acknowledged).containsOnlyKeys(key("moved"));
+    assertThat(st.acknowledged).containsOnlyKeys(exportKey("moved"));
     assertThat(store.calls).containsExactly("load", "loadPeers", "takeOver 1");
     assertThat(store.own).containsOnlyKeys(key("moved"));
     assertThat(store.peers.get(0)).isEmpty();
@@ -191,9 +193,10 @@ class CheckpointBookTest {
     CheckpointBook book = book(ALL);
     SinkState st = book.open(T, S, false);
     store.calls.clear();
-    st.enqueued.put(key("sent"), entry("sent", "h", 3L)); // handed to the sink, not acknowledged
-    st.acknowledge(key("new"), Op.UPSERT, entry("new", "h", 4L), T0);
-    st.acknowledge(key("gone"), Op.DELETE, entry("gone", "h", 1L), T0);
+    // handed to the sink, not acknowledged
+    st.enqueued.put(exportKey("sent"), entry("sent", "h", 3L));
+    st.acknowledge(exportKey("new"), Op.UPSERT, entry("new", "h", 4L), T0);
+    st.acknowledge(exportKey("gone"), Op.DELETE, entry("gone", "h", 1L), T0);
 
     book.saveIfChanged(st, false);
     book.saveIfChanged(st, false); // nothing changed since: no write
@@ -206,7 +209,7 @@ class CheckpointBookTest {
   void aFailedWriteIsCarriedByTheNextOne() {
     CheckpointBook book = book(ALL);
     SinkState st = book.open(T, S, false);
-    st.acknowledge(key("a"), Op.UPSERT, entry("a", "h", 4L), T0);
+    st.acknowledge(exportKey("a"), Op.UPSERT, entry("a", "h", 4L), T0);
     store.failWrites = true;
     book.saveIfChanged(st, false);
     store.failWrites = false;
@@ -220,10 +223,10 @@ class CheckpointBookTest {
   void aForgottenStateDeletesItsCheckpointAndALaterWriteCannotBringItBack() {
     CheckpointBook book = book(ALL);
     SinkState st = book.open(T, S, false);
-    st.acknowledge(key("a"), Op.UPSERT, entry("a", "h", 4L), T0);
+    st.acknowledge(exportKey("a"), Op.UPSERT, entry("a", "h", 4L), T0);
 
     book.forget(st);
-    st.acknowledge(key("b"), Op.UPSERT, entry("b", "h", 5L), T0);
+    st.acknowledge(exportKey("b"), Op.UPSERT, entry("b", "h", 5L), T0);
     book.save(st, true);
 
     assertThat(st.detached).isTrue();
@@ -236,12 +239,13 @@ class CheckpointBookTest {
     storeMineAndTheirs();
     CheckpointBook book = book(NOT_THEIRS);
     SinkState st = book.open(T, S, true);
-    st.acknowledge(key("mine"), Op.UPSERT, st.enqueued.get(key("mine")), T0.plusSeconds(60));
+    st.acknowledge(exportKey("mine"), Op.UPSERT, st.enqueued.get(exportKey("mine")),
+        T0.plusSeconds(60));
 
     book.saveIfChanged(st, true);
 
     assertThat(store.own).containsOnlyKeys(key("mine"), key("theirs"));
-    assertThat(book.takeWaiting(st)).containsOnlyKeys(key("theirs"));
+    assertThat(book.takeWaiting(st)).containsOnlyKeys(exportKey("theirs"));
     assertThat(book.takeWaiting(st)).isEmpty(); // handed over once
   }
 }

@@ -42,7 +42,7 @@ class StdoutLatencyTest {
   }
 
   static List<DeliveryChannel.Pending> pending(SinkState owner, Record r) {
-    return List.of(new DeliveryChannel.Pending(owner, r.key(), r, ExportedEntry.of(r)));
+    return List.of(new DeliveryChannel.Pending(owner, ExportKey.of(r), r, ExportedEntry.of(r)));
   }
 
   @Test

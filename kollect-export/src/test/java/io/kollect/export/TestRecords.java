@@ -42,6 +42,11 @@ final class TestRecords {
     return "apps/Deployment/ns/" + name;
   }
 
+  /** {@link #key} as the exporter holds it. */
+  static ExportKey exportKey(String name) {
+    return ExportKey.parse(key(name));
+  }
+
   static long seq(Record r) {
     return r.fields().get("seq").asLong();
   }
