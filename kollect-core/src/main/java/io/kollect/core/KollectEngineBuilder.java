@@ -266,7 +266,9 @@ public final class KollectEngineBuilder {
    * #DEFAULT_FIGURE_NOTIFY_MINUTES} min). Such changes follow every acknowledgement and heartbeat,
    * so a host that writes each reported status somewhere (the operator: the target's status
    * subresource) would otherwise write every target on every heartbeat; metrics carry the figures
-   * live. {@link KollectEngine#status} always has the latest figures.
+   * live. {@link KollectEngine#status} always has the latest figures. Each target waits the
+   * interval plus a share of up to half of it fixed by its id, so that targets started together
+   * do not report their figures in the same minute of every interval.
    */
   public KollectEngineBuilder figureNotifyInterval(Duration interval) {
     if (interval == null || interval.isNegative()) {

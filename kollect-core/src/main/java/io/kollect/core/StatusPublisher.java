@@ -20,8 +20,10 @@ import org.slf4j.LoggerFactory;
  *       busy target does not turn every object change into a status write;
  *   <li>a change of delivery figures alone (time of the last acknowledgement, pending count: every
  *       acknowledgement and heartbeat moves them) is reported at most once per {@code
- *       figureNotifyInterval}, minutes: metrics carry these figures live, so a quiet minute costs
- *       status writes only for the targets whose objects, scope or health changed.
+ *       figureNotifyInterval} plus a share of it fixed per target (spreading targets that started
+ *       together), minutes: metrics carry these figures live, so a quiet minute costs status
+ *       writes for the targets whose objects, scope or health changed, and for a steady share of
+ *       the others.
  * </ul>
  * A held-back target is re-queued for when its interval is over, so the latest figures are
  * reported in the end. A standby (export off) stores statuses and tells nobody.
@@ -100,8 +102,22 @@ final class StatusPublisher {
       return 0;
     }
     return Objects.equals(status.lastExport(), notified.lastExport())
-        ? figureNotifyNanos : lastExportNotifyNanos;
+        ? figureHoldBackNanos(status.id()) : lastExportNotifyNanos;
   }
+
+  /**
+   * The figure interval plus up to half of it again, by the target's id: targets that started
+   * together would otherwise all report their figures in the same minute of every interval (1,000
+   * status writes in one minute of five, with 1,000 targets), instead of a steady share of them.
+   */
+  long figureHoldBackNanos(TargetId id) {
+    long spread = figureNotifyNanos / 2;
+    return figureNotifyNanos + (spread == 0 ? 0
+        : Math.floorMod(FIGURE_SPREAD_SEED * id.hashCode(), 1L << 20) * (spread >> 20));
+  }
+
+  /** An odd multiplier that scatters similar ids' hash codes across the spread. */
+  private static final long FIGURE_SPREAD_SEED = 0x9E3779B97F4A7C15L;
 
   /** Forgets what listeners were told: the next status is reported afresh (export turned on). */
   void forgetNotified(TargetRuntime rt) {

@@ -79,4 +79,22 @@ class StatusPublisherTest {
     p.publish(rt, status(3, T0, T0.plusSeconds(1), 0));
     assertThat(heard).hasSize(2);
   }
+
+  @Test
+  void targetsThatStartedTogetherReportTheirFiguresSpreadOverHalfAnIntervalNotInOneBurst() {
+    Duration minutes = Duration.ofMinutes(5);
+    StatusPublisher p = publisher(Duration.ZERO, minutes);
+    int[] tenths = new int[10];
+    for (int i = 0; i < 1000; i++) {
+      long holdBack = p.figureHoldBackNanos(new TargetId("bench-" + (i % 10), "t-" + i));
+      assertThat(holdBack).isGreaterThanOrEqualTo(minutes.toNanos())
+          .isLessThan(minutes.toNanos() * 3 / 2);
+      tenths[(int) ((holdBack - minutes.toNanos()) * 10 / (minutes.toNanos() / 2))]++;
+    }
+    // 100 a tenth if even; a burst would put them all in one
+    assertThat(java.util.Arrays.stream(tenths).boxed().toList())
+        .allSatisfy(n -> assertThat(n).isBetween(50, 150));
+    assertThat(p.figureHoldBackNanos(ID)).as("the same target, the same share")
+        .isEqualTo(p.figureHoldBackNanos(new TargetId("tenant", "t")));
+  }
 }

@@ -116,7 +116,7 @@ final class ClusterBaseline {
         objects.forEach(o -> delete(client, type, o));
       }
     });
-    return settled(client);
+    return settled(client, types);
   }
 
   private Optional<String> watchesEnded(KubernetesClient client) {
@@ -144,10 +144,11 @@ final class ClusterBaseline {
     return sum;
   }
 
-  private Optional<String> settled(KubernetesClient client) {
+  /** {@code types}: those before the deletions; a type whose CRD went since lists nothing. */
+  private Optional<String> settled(KubernetesClient client, List<Type> types) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MILLIS);
     while (true) {
-      Optional<String> difference = difference(client);
+      Optional<String> difference = difference(client, types);
       if (difference.isEmpty() || System.nanoTime() > deadline) {
         return difference;
       }
@@ -164,9 +165,9 @@ final class ClusterBaseline {
     }
   }
 
-  private Optional<String> difference(KubernetesClient client) {
+  private Optional<String> difference(KubernetesClient client, List<Type> types) {
     Map<String, String> seen = new HashMap<>();
-    for (Type type : types(client)) {
+    for (Type type : types) {
       for (GenericKubernetesResource object : list(client, type)) {
         ObjectMeta meta = object.getMetadata();
         String version = versions.get(meta.getUid());

@@ -167,7 +167,7 @@ class KafkaSinkSaslOperatorIT {
     client.configMaps().inNamespace(NS).resource(new ConfigMapBuilder()
         .withNewMetadata().withName("cm-2").endMetadata().withData(Map.of("v", "2")).build())
         .create();
-    // (the status's delivery figures are published throttled, so this takes up to about 30 s)
+    // (delivery figures alone reach the status at most every second here: SinkScenario)
     await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
       KollectTargetStatus.SinkStatus fleet = sinkStatus("fleet");
       assertThat(fleet.consecutiveFailures()).isPositive();

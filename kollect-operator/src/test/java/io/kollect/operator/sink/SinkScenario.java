@@ -3,6 +3,7 @@ package io.kollect.operator.sink;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.operator.PerClassCluster;
+import io.kollect.operator.ReconcileSettings;
 import io.kollect.operator.TestOperator;
 import io.kollect.operator.cluster.TestCluster;
 import io.kollect.operator.crd.KollectSink;
@@ -28,6 +29,11 @@ final class SinkScenario implements BeforeAllCallback, AfterAllCallback {
 
   /** How often a sink IT's operator writes status: the conditions are awaited, not the clock. */
   private static final Duration STATUS_WRITE_INTERVAL = Duration.ofMillis(500);
+  /**
+   * How often a change of delivery figures alone (a sink's failures, its last error) reaches the
+   * status: 30 s when shipped, which a test of a sink failing and recovering would wait out twice.
+   */
+  private static final Duration LAST_EXPORT_NOTIFY_INTERVAL = Duration.ofSeconds(1);
 
   private final String namespace;
   private final PerClassCluster api;
@@ -81,7 +87,9 @@ final class SinkScenario implements BeforeAllCallback, AfterAllCallback {
     return api.start(more.apply(TestOperator.on(api.cluster())
         // not a tenancy test: the platform trusts the namespace of its targets
         .trusting(namespace)
-        .configure(c -> c.toBuilder().statusWriteInterval(STATUS_WRITE_INTERVAL).build())));
+        .configure(c -> c.toBuilder().statusWriteInterval(STATUS_WRITE_INTERVAL)
+            .timings(ReconcileSettings.Timings.shipped()
+                .withLastExportNotifyInterval(LAST_EXPORT_NOTIFY_INTERVAL)).build())));
   }
 
   /** The ConfigMap {@code name} of the scenario's namespace, with {@code data.v} = {@code v}. */
