@@ -43,7 +43,8 @@ public final class BenchmarkRunner {
     Path jar;
 
     @Option(names = "--jvm", defaultValue = "shipped",
-        description = "shipped: JAVA_TOOL_OPTIONS of deploy/manager/deployment.yaml plus -XX:MaxRAM=512m; "
+        description = "shipped: JAVA_TOOL_OPTIONS of deploy/manager/deployment.yaml plus its container limits "
+            + "(-XX:MaxRAM=512m -XX:ActiveProcessorCount=1); "
             + "defaults: the JVM's own defaults (default: ${DEFAULT-VALUE}).")
     OperatorLauncher.Jvm jvm;
 
@@ -151,6 +152,11 @@ public final class BenchmarkRunner {
             + "on the same objects, first (default: none).")
     Path baselineJar;
 
+    @Option(names = "--baseline-jvm-option", paramLabel = "OPTION",
+        description = "Extra JVM option for the baseline run only (repeatable; later options win, so "
+            + "e.g. -XX:+UseG1GC compares a collector with --baseline-jar set to the same jar).")
+    List<String> baselineJvmOptions = new ArrayList<>();
+
     @Mixin InventoryOptions inventory;
 
     @Override
@@ -161,7 +167,8 @@ public final class BenchmarkRunner {
     @Override
     List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
       OperatorLauncher baseline = baselineJar == null ? null
-          : new OperatorLauncher(baselineJar.toAbsolutePath(), l.jvmOptions(), l.workDir(), l.extraRunArgs());
+          : new OperatorLauncher(baselineJar.toAbsolutePath(), concat(l.jvmOptions(), baselineJvmOptions),
+              l.workDir(), l.extraRunArgs());
       return new InventoryBench(new InventoryBench.Plan("p5", sizes, liveHeapRun, 0, Duration.ZERO, false, false,
           inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false), c, l, baseline,
           r, w).run();
@@ -188,7 +195,8 @@ public final class BenchmarkRunner {
     Duration duration;
 
     @Option(names = "--jfr", description = "Record the operator with JFR (settings=profile, gc=high) and report the "
-        + "largest single allocations while changing; this costs CPU, so do not quote CPU from such a run.")
+        + "largest single allocations while changing and where the first inventory's CPU went (with "
+            + "--duration 0s: the first inventory only); this costs CPU, so do not quote CPU from such a run.")
     boolean jfr;
 
     @Mixin InventoryOptions inventory;
@@ -200,13 +208,14 @@ public final class BenchmarkRunner {
 
     @Override
     List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
-      return new InventoryBench(new InventoryBench.Plan("p6", sizes, false, rate, duration, false, false,
+      // The runner's raw watch is the floor: the API server's own delivery of each change.
+      return new InventoryBench(new InventoryBench.Plan("p6", sizes, false, rate, duration, false, true,
           inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, jfr), c, l, r, w).run();
     }
 
     @Override
     String table(List<Map<String, Object>> results) {
-      return Tables.inventory(results) + "\n" + Tables.changes(results, List.of("http", "stdout"))
+      return Tables.inventory(results) + "\n" + Tables.changes(results, List.of("watch", "http", "stdout"))
           + (jfr ? "\n" + Tables.allocations(results) : "");
     }
   }
@@ -361,5 +370,11 @@ public final class BenchmarkRunner {
     public Duration convert(String value) {
       return GoDurations.parse(value);
     }
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> out = new ArrayList<>(a);
+    out.addAll(b);
+    return List.copyOf(out);
   }
 }

@@ -23,7 +23,8 @@ final class Channel {
   private final String objectPrefix;
   private final int expected;
   private final Set<String> keys = ConcurrentHashMap.newKeySet();
-  private final Set<Long> stampsSeen = ConcurrentHashMap.newKeySet();
+  /** For each measured change, when this channel first saw it (runner's nanoTime). */
+  private final ConcurrentHashMap<Long, Long> stampsSeen = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Double> latenciesMs = new ConcurrentLinkedQueue<>();
   private final AtomicLong records = new AtomicLong();
   private volatile long firstNanos;
@@ -69,7 +70,7 @@ final class Channel {
       }
     }
     long s = Fixture.parseStamp(stamp);
-    if (s != 0 && changeStamps.contains(s) && stampsSeen.add(s)) {
+    if (s != 0 && changeStamps.contains(s) && stampsSeen.putIfAbsent(s, now) == null) {
       latenciesMs.add((now - s) / 1e6);
     }
   }
@@ -112,5 +113,21 @@ final class Channel {
 
   List<Double> latenciesMs() {
     return List.copyOf(latenciesMs);
+  }
+
+  /**
+   * For each change both channels saw, how much later this one saw it than {@code floor} did (ms;
+   * negative when this one was first). Per change, so a tail shared by both (the API server's own
+   * watch delivery) cancels out, which a difference of two percentiles does not.
+   */
+  List<Double> msAfter(Channel floor) {
+    List<Double> out = new java.util.ArrayList<>();
+    stampsSeen.forEach((stamp, at) -> {
+      Long floorAt = floor.stampsSeen.get(stamp);
+      if (floorAt != null) {
+        out.add((at - floorAt) / 1e6);
+      }
+    });
+    return out;
   }
 }

@@ -152,7 +152,7 @@ final class InventoryBench {
     }
 
     if (baseline != null) {
-      System.err.printf("  baseline build: %s%n", baseline.jar());
+      System.err.printf("  baseline build: %s, JVM options %s%n", baseline.jar(), baseline.jvmOptions());
       out.put("baselineRun", timedRun(baseline, "-baseline", size, filePath, watch));
     }
     Map<String, Object> runA = timedRun(launcher, "", size, filePath, watch);
@@ -183,11 +183,13 @@ final class InventoryBench {
         ? List.of("-XX:StartFlightRecording=settings=profile,gc=high,dumponexit=true,filename=" + recording)
         : List.of();
     java.time.Instant[] changeWindow = new java.time.Instant[2];
+    java.time.Instant[] inventoryWindow = {java.time.Instant.now(), null};
     try (OperatorChild op = launcher.start(runName, cluster.kubeconfig(),
             (line, now) -> stdoutLine(stdout, line, now), runJvm);
         FileTail tail = file == null ? null : FileTail.start(filePath, file)) {
       MemorySampler sampler = MemorySampler.start(op, SAMPLE_EVERY, false);
       boolean complete = awaitAll(op, channels);
+      inventoryWindow[1] = java.time.Instant.now();
       sampler.stop();
       out.putAll(inventoryFigures(op, channels, complete, sampler));
       System.err.printf("  inventory: %s%n", out);
@@ -217,6 +219,10 @@ final class InventoryBench {
       }
       out.put("diedOfOom", op.diedOfOom());
       out.put("exitCode", op.exitCode());
+    }
+    if (plan.jfr() && inventoryWindow[1] != null && Files.exists(recording)) {
+      out.put("firstInventoryCpu", CpuProfile.during(recording, inventoryWindow[0], inventoryWindow[1]));
+      System.err.printf("  where the first inventory's CPU went: %s%n", out.get("firstInventoryCpu"));
     }
     if (plan.jfr() && changeWindow[1] != null && Files.exists(recording)) {
       out.put("allocations", LargestAllocations.during(recording, changeWindow[0], changeWindow[1]));
@@ -339,6 +345,14 @@ final class InventoryBench {
       l.put("p50Ms", s.p50());
       l.put("p99Ms", s.p99());
       l.put("maxMs", s.max());
+      Channel floor = channels.get(0);
+      if (floor.name().equals("watch") && c != floor) {
+        // Kollect's own share of each change's latency: after the API server's watch delivered it.
+        Stats above = Stats.of(c.msAfter(floor));
+        l.put("aboveFloorP50Ms", above.p50());
+        l.put("aboveFloorP99Ms", above.p99());
+        l.put("aboveFloorMaxMs", above.max());
+      }
       latency.put(c.name(), l);
     }
     out.put("latency", latency);

@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.function.BiConsumer;
 
 /**
- * How the runner starts the packaged operator: the JVM options of the shipped Deployment plus
- * {@code -XX:MaxRAM=512m} (its memory limit, since there is no container runtime here), or a default
- * JVM for comparison; {@code kollect run} against the runner's API server, trusting the control
+ * How the runner starts the packaged operator: the JVM options of the shipped Deployment plus its
+ * container limits as JVM options ({@code -XX:MaxRAM=512m -XX:ActiveProcessorCount=1}, since there
+ * is no container runtime here; see {@link DeployJvmOptions#containerLimits}), or a default JVM for
+ * comparison; {@code kollect run} against the runner's API server, trusting the control
  * namespace, records also on stdout, a fresh file checkpoint per run, no HTTP listeners.
  */
 record OperatorLauncher(Path jar, List<String> jvmOptions, Path workDir, List<String> extraRunArgs) {
@@ -21,8 +22,9 @@ record OperatorLauncher(Path jar, List<String> jvmOptions, Path workDir, List<St
       List<String> extraRunArgs) throws IOException {
     List<String> options = new ArrayList<>();
     if (jvm == Jvm.shipped) {
-      options.addAll(DeployJvmOptions.read(repo.resolve("deploy/manager/deployment.yaml")));
-      options.add("-XX:MaxRAM=512m");
+      Path deployment = repo.resolve("deploy/manager/deployment.yaml");
+      options.addAll(DeployJvmOptions.read(deployment));
+      options.addAll(DeployJvmOptions.containerLimits(deployment));
     }
     options.addAll(extraJvm);
     return new OperatorLauncher(jar, List.copyOf(options), workDir, List.copyOf(extraRunArgs));

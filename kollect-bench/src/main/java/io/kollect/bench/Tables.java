@@ -156,15 +156,14 @@ final class Tables {
             + " (" + l.get("seen") + " seen)";
       }));
       if (!ch.equals("watch") && channels.contains("watch")) {
-        t.row(ch + ": above the watch floor, p50 / p99 (ms)", "", "", each(results, r -> {
+        t.row(ch + ": after the watch floor, per change, p50 / p99 / max (ms)", ch.equals("http") ? "p99 ≤ 50 ms at 50k" : "", "", each(results, r -> {
           Map<String, Object> lat = map(map(map(r.get("run")).get("changes")).get("latency"));
           Map<String, Object> l = map(lat.get(ch));
-          Map<String, Object> w = map(lat.get("watch"));
-          if (l.isEmpty() || w.isEmpty()) {
+          if (!(l.get("aboveFloorP99Ms") instanceof Number)) {
             return "–";
           }
-          return String.format("%+.1f / %+.1f", ((Number) l.get("p50Ms")).doubleValue() - ((Number) w.get("p50Ms")).doubleValue(),
-              ((Number) l.get("p99Ms")).doubleValue() - ((Number) w.get("p99Ms")).doubleValue());
+          return num(l.get("aboveFloorP50Ms"), "%.1f") + " / " + num(l.get("aboveFloorP99Ms"), "%.1f")
+              + " / " + num(l.get("aboveFloorMaxMs"), "%.1f");
         }));
       }
     }

@@ -30,4 +30,25 @@ class DeployJvmOptionsTest {
         """);
     assertThat(DeployJvmOptions.parse(yaml)).containsExactly("-XX:MaxRAMPercentage=70", "-XX:+ExitOnOutOfMemoryError");
   }
+
+  @Test
+  void theShippedContainerLimitsBecomeMaxRamAndAProcessorCount() throws Exception {
+    assertThat(DeployJvmOptions.containerLimits(Path.of("../deploy/manager/deployment.yaml")))
+        .containsExactly("-XX:MaxRAM=536870912", "-XX:ActiveProcessorCount=1");
+  }
+
+  @Test
+  void aFractionalCpuLimitRoundsUpAndAMissingLimitAddsNoOption() throws Exception {
+    var yaml = new com.fasterxml.jackson.databind.ObjectMapper(
+        new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree("""
+        spec:
+          template:
+            spec:
+              containers:
+                - name: kollect
+                  resources:
+                    limits: {cpu: 1500m}
+        """);
+    assertThat(DeployJvmOptions.containerLimits(yaml)).containsExactly("-XX:ActiveProcessorCount=2");
+  }
 }
