@@ -2,6 +2,7 @@ package io.kollect.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -25,6 +26,11 @@ final class Channel {
   private final Set<String> keys = ConcurrentHashMap.newKeySet();
   /** For each measured change, when this channel first saw it (runner's nanoTime). */
   private final ConcurrentHashMap<Long, Long> stampsSeen = new ConcurrentHashMap<>();
+  /**
+   * For each measured change, the {@code observedAt} of the record that first carried it, as the
+   * runner's nanoTime: when the operator extracted it (the operator runs on this machine's clock).
+   */
+  private final ConcurrentHashMap<Long, Long> stampsObserved = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Double> latenciesMs = new ConcurrentLinkedQueue<>();
   private final AtomicLong records = new AtomicLong();
   private volatile long firstNanos;
@@ -78,8 +84,36 @@ final class Channel {
   /** A record in the documented format (docs/record-format.md); DELETEs are ignored. */
   void record(JsonNode r, long now) {
     if ("UPSERT".equals(r.path("op").asText())) {
-      seen(r.path("namespace").asText(), r.path("name").asText(), r.path("fields").path("stamp").asText(""), now);
+      String stamp = r.path("fields").path("stamp").asText("");
+      seen(r.path("namespace").asText(), r.path("name").asText(), stamp, now);
+      long s = Fixture.parseStamp(stamp);
+      if (s != 0 && changeStamps.contains(s) && r.hasNonNull("observedAt")) {
+        try {
+          stampsObserved.putIfAbsent(s, RunnerClock.nanoTimeOf(java.time.Instant.parse(r.get("observedAt").asText())));
+        } catch (java.time.format.DateTimeParseException e) {
+          // not a record of this format
+        }
+      }
     }
+  }
+
+  /**
+   * For each change, the time from {@code from}'s sighting to the operator's extraction
+   * ({@code observedAt}) and from the extraction to this channel's sighting (ms): which side of
+   * the extraction a change's latency is on.
+   */
+  Map<String, List<Double>> stagesAfter(Channel from) {
+    List<Double> toExtracted = new java.util.ArrayList<>();
+    List<Double> toDelivered = new java.util.ArrayList<>();
+    stampsObserved.forEach((stamp, observed) -> {
+      Long fromAt = from.stampsSeen.get(stamp);
+      Long at = stampsSeen.get(stamp);
+      if (fromAt != null && at != null) {
+        toExtracted.add((observed - fromAt) / 1e6);
+        toDelivered.add((at - observed) / 1e6);
+      }
+    });
+    return Map.of("watchToExtracted", toExtracted, "extractedToDelivered", toDelivered);
   }
 
   int distinct() {

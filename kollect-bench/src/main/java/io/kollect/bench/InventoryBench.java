@@ -352,6 +352,13 @@ final class InventoryBench {
         l.put("aboveFloorP50Ms", above.p50());
         l.put("aboveFloorP99Ms", above.p99());
         l.put("aboveFloorMaxMs", above.max());
+        Map<String, List<Double>> stages = c.stagesAfter(floor);
+        Stats toExtracted = Stats.of(stages.get("watchToExtracted"));
+        Stats toDelivered = Stats.of(stages.get("extractedToDelivered"));
+        l.put("watchToExtractedP50Ms", toExtracted.p50());
+        l.put("watchToExtractedP99Ms", toExtracted.p99());
+        l.put("extractedToDeliveredP50Ms", toDelivered.p50());
+        l.put("extractedToDeliveredP99Ms", toDelivered.p99());
       }
       latency.put(c.name(), l);
     }

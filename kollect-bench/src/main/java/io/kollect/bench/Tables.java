@@ -165,6 +165,16 @@ final class Tables {
           return num(l.get("aboveFloorP50Ms"), "%.1f") + " / " + num(l.get("aboveFloorP99Ms"), "%.1f")
               + " / " + num(l.get("aboveFloorMaxMs"), "%.1f");
         }));
+        t.row(ch + ": of which watch → extracted (observedAt), p50 / p99 (ms)", "", "", each(results, r -> {
+          Map<String, Object> l = map(map(map(map(r.get("run")).get("changes")).get("latency")).get(ch));
+          return l.get("watchToExtractedP99Ms") instanceof Number
+              ? num(l.get("watchToExtractedP50Ms"), "%.1f") + " / " + num(l.get("watchToExtractedP99Ms"), "%.1f") : "–";
+        }));
+        t.row(ch + ": of which extracted → received, p50 / p99 (ms)", "", "", each(results, r -> {
+          Map<String, Object> l = map(map(map(map(r.get("run")).get("changes")).get("latency")).get(ch));
+          return l.get("extractedToDeliveredP99Ms") instanceof Number
+              ? num(l.get("extractedToDeliveredP50Ms"), "%.1f") + " / " + num(l.get("extractedToDeliveredP99Ms"), "%.1f") : "–";
+        }));
       }
     }
     if (results.size() == 2) {

@@ -29,4 +29,28 @@ class ChannelTest {
     assertThat(http.msAfter(watch)).containsExactlyInAnyOrder(2.0, 5.0);
     assertThat(http.latenciesMs()).containsExactlyInAnyOrder(12.0, 305.0);
   }
+
+  @Test
+  void splitsAChangeAtItsRecordsObservedAtIntoBeforeAndAfterTheExtraction() throws Exception {
+    long stamp = System.nanoTime();
+    Channel watch = new Channel("watch", Integer.MAX_VALUE);
+    Channel http = new Channel("http", 1);
+    watch.measure(Set.of(stamp));
+    http.measure(Set.of(stamp));
+    long watched = stamp + 5_000_000L;
+    watch.seen("ns", "cm-000001", Fixture.stampText(stamp), watched);
+    // the operator extracted it 20 ms after the watch, on the same machine's wall clock
+    java.time.Instant observedAt = java.time.Instant.now().plusNanos(watched + 20_000_000L - System.nanoTime());
+    var record = new com.fasterxml.jackson.databind.ObjectMapper().readTree("""
+        {"op":"UPSERT","namespace":"ns","name":"cm-000001","observedAt":"%s","fields":{"stamp":"%s"}}
+        """.formatted(observedAt, Fixture.stampText(stamp)));
+    http.record(record, watched + 50_000_000L);
+
+    var stages = http.stagesAfter(watch);
+    // within a millisecond: two clocks read a few microseconds apart
+    assertThat(stages.get("watchToExtracted")).singleElement()
+        .satisfies(ms -> assertThat(ms).isBetween(19.0, 21.0));
+    assertThat(stages.get("extractedToDelivered")).singleElement()
+        .satisfies(ms -> assertThat(ms).isBetween(29.0, 31.0));
+  }
 }
