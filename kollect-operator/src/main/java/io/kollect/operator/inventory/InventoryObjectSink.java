@@ -431,8 +431,10 @@ public final class InventoryObjectSink implements Sink {
       return true;
     }
     String cluster = r.cluster() != null ? r.cluster() : localCluster;
-    return shard.owns(cluster == null ? "" : cluster, r.resource().group(), r.resource().kind(),
-        r.namespace(), r.name());
+    // the engine's one ownership rule, told which cluster is local (split by cluster, a remote
+    // cluster's records belong to the shard that owns the cluster)
+    return shard.owns(localCluster == null ? "" : localCluster, cluster == null ? "" : cluster,
+        r.resource().group(), r.resource().kind(), r.namespace(), r.name());
   }
 
   /** The cluster label of a part, {@code null} for the operator's own cluster's. */

@@ -65,6 +65,22 @@ class ShardNamesTest {
   }
 
   @Test
+  void splitByClusterTheInventorySinkOwnsARemoteClustersRecordOnTheClustersShardOnly() {
+    var r = InventoryObjectSinkTest.rec("web", 10); // read from cluster "c"
+    for (int i = 0; i < 3; i++) {
+      Shard shard = new Shard(3, i, Shard.By.CLUSTER);
+      InventoryObjectSink remote = new InventoryObjectSink(null, id -> java.util.Optional.empty(),
+          1000, 1000, id -> { }, java.time.Clock.systemUTC(), "home", shard);
+      assertThat(remote.owns(r)).isEqualTo(shard.ownsCluster("c"));
+      // "c" as the operator's own cluster keeps the object rule
+      InventoryObjectSink local = new InventoryObjectSink(null, id -> java.util.Optional.empty(),
+          1000, 1000, id -> { }, java.time.Clock.systemUTC(), "c", shard);
+      assertThat(local.owns(r)).isEqualTo(new Shard(3, i).owns("c", "apps", "Deployment", "ns",
+          "web"));
+    }
+  }
+
+  @Test
   void theSweepDeletesInventoryObjectsOfShardsThatNoLongerRunAndKeepsTheRunningShards() {
     List<io.kollect.operator.crd.KollectInventory> inCluster = new java.util.ArrayList<>();
     for (String shard : new String[] {"0", "1", "2", null}) {
