@@ -437,6 +437,23 @@ public final class InventoryObjectSink implements Sink {
         r.resource().group(), r.resource().kind(), r.namespace(), r.name());
   }
 
+  /**
+   * Whether a part is this shard's own but of a remote cluster the shard no longer reads: split
+   * by cluster, after the count or the rule changed, its new owner writes that cluster's parts
+   * under its own index, and nothing would converge these any more. A part whose cluster label
+   * is a digest (a name over 63 characters) cannot be told and is kept.
+   *
+   * @param localCluster the operator's own cluster
+   */
+  public static boolean ofClusterNotRead(KollectInventory inv, Shard shard, String localCluster) {
+    String cluster = clusterOf(inv);
+    if (!shard.sharded() || cluster == null || cluster.startsWith("sha-")
+        || !java.util.Objects.equals(ShardNames.label(shard), shardOf(inv))) {
+      return false;
+    }
+    return !shard.reads(localCluster, cluster);
+  }
+
   /** The cluster label of a part, {@code null} for the operator's own cluster's. */
   private static String clusterOf(KollectInventory inv) {
     Map<String, String> labels = inv.getMetadata().getLabels();
