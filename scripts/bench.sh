@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Operator-at-scale benchmarks (docs/benchmarks.md, "Operator at scale (kollect-bench)").
 #
-#   scripts/bench.sh <p1|p2|p5|p6|p7|postgres> [options]  e.g. scripts/bench.sh p5 --objects 5000,20000 (p7: cost per added KollectCluster; postgres: the SQL inventory sink, --history)
+#   scripts/bench.sh <p1|p2|p5|p6|p7|p8|postgres> [options]  e.g. scripts/bench.sh p5 --objects 5000,20000 (p7: cost per added KollectCluster; p8: 1 vs 4 shards by object and by cluster; postgres: the SQL inventory sink, --history)
 #   scripts/bench.sh <scenario> --help           the scenario's options
 #
 # Builds the packaged operator and the runner offline (skipping tests), then runs the runner, which

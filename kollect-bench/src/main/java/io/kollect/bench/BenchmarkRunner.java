@@ -16,15 +16,16 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * Operator-at-scale benchmarks (P1, P2, P5, P6, P7 of docs/benchmarks.md), run against the packaged operator as a black box (see
+ * Operator-at-scale benchmarks (P1, P2, P5, P6, P7, P8 of docs/benchmarks.md), run against the packaged operator as a black box (see
  * docs/benchmarks.md, "Operator at scale"). Each scenario prints a markdown table on stdout
  * (progress goes to stderr) and writes its full results as JSON under {@code kollect-bench/target/}.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     subcommands = {BenchmarkRunner.P1.class, BenchmarkRunner.P2.class, BenchmarkRunner.P5.class,
-        BenchmarkRunner.P6.class, BenchmarkRunner.P7.class, BenchmarkRunner.Postgres.class},
+        BenchmarkRunner.P6.class, BenchmarkRunner.P7.class, BenchmarkRunner.P8.class, BenchmarkRunner.Postgres.class},
     description = "Operator-at-scale benchmarks: p1 (latency per sink vs watch), p2 (API requests vs "
         + "targets), p5 (full inventory vs LIST, memory), p6 (CPU per change and latency at 5k vs 50k), p7 (cost per added KollectCluster), "
+        + "p8 (1 vs S shards by object and by cluster over N KollectClusters), "
         + "postgres (first inventory into an empty table vs LIST, change→committed row vs watch, rows and bytes per change).")
 public final class BenchmarkRunner {
 
@@ -325,6 +326,47 @@ public final class BenchmarkRunner {
     @Override
     String table(List<Map<String, Object>> results) {
       return Tables.clusters(results);
+    }
+  }
+
+  @Command(name = "p8", mixinStandardHelpOptions = true,
+      description = "Watches per remote API server and CPU per shard: 1 operator, then S shards "
+          + "split by object and by cluster, over N KollectClusters on 2 API servers.")
+  static final class P8 extends Scenario {
+    @Option(names = "--clusters", defaultValue = "50",
+        description = "KollectClusters (default: ${DEFAULT-VALUE}).")
+    int clusters;
+
+    @Option(names = "--shards", split = ",", defaultValue = "1,4",
+        description = "Shard counts; 1 runs unsharded (default: ${DEFAULT-VALUE}).")
+    List<Integer> shards;
+
+    @Option(names = "--objects", defaultValue = "20",
+        description = "ConfigMaps and as many Services on each remote API server (default: ${DEFAULT-VALUE}).")
+    int objects;
+
+    @Option(names = "--idle-wait", defaultValue = "15s", converter = GoDuration.class,
+        description = "Wait after the inventory before watches are read, and the idle CPU window (default: ${DEFAULT-VALUE}).")
+    Duration idleWait;
+
+    @Option(names = "--inventory-timeout", defaultValue = "5m", converter = GoDuration.class,
+        description = "Give up on a full inventory after this long (default: ${DEFAULT-VALUE}).")
+    Duration inventoryTimeout;
+
+    @Override
+    String name() {
+      return "p8";
+    }
+
+    @Override
+    List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
+      return new ShardsBench(new ShardsBench.Plan(clusters, shards, objects, idleWait, inventoryTimeout), c, l)
+          .run();
+    }
+
+    @Override
+    String table(List<Map<String, Object>> results) {
+      return Tables.shards(results);
     }
   }
 

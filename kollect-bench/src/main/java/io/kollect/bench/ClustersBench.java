@@ -39,7 +39,7 @@ final class ClustersBench {
       Duration steadyWindow, Duration inventoryTimeout) {}
 
   static final String REMOTE_NAMESPACE = "apps";
-  private static final String TOKEN = "kollect-bench-remote-token";
+  static final String TOKEN = "kollect-bench-remote-token";
   private static final String LABEL = "kollect.io/bench";
   private static final Set<String> WATCHED = Set.of("configmaps", "services");
   private static final Pattern WATCH_GAUGE =
@@ -84,13 +84,18 @@ final class ClustersBench {
     }
   }
 
-  private static String secretName(int remote) {
+  static String secretName(int remote) {
     return "remote-" + remote;
   }
 
   private void fill(TestApiServer remote) {
+    fill(remote, plan.objectsPerType());
+  }
+
+  /** {@code objects} ConfigMaps and as many Services in namespace {@code apps}. */
+  static void fill(TestApiServer remote, int objects) {
     remote.namespace(REMOTE_NAMESPACE);
-    for (int i = 0; i < plan.objectsPerType(); i++) {
+    for (int i = 0; i < objects; i++) {
       remote.admin().configMaps().inNamespace(REMOTE_NAMESPACE).resource(new ConfigMapBuilder()
           .withNewMetadata().withName("cm-" + i).endMetadata().withData(Map.of("v", "1")).build())
           .createOr(NonDeletingOperation::update);
@@ -101,7 +106,7 @@ final class ClustersBench {
     }
   }
 
-  private static PlainApi api(TestApiServer server) throws IOException {
+  static PlainApi api(TestApiServer server) throws IOException {
     var cfg = server.adminConfig();
     byte[] ca = cfg.getCaCertData() != null
         ? Base64.getDecoder().decode(cfg.getCaCertData())
@@ -162,8 +167,12 @@ final class ClustersBench {
     return out;
   }
 
-  /** Deletes every KollectCluster of the control namespace, then creates {@code n}. */
   private void replaceClusters(int n) throws InterruptedException {
+    replaceClusters(home, n);
+  }
+
+  /** Deletes every KollectCluster of the control namespace, then creates {@code n}. */
+  static void replaceClusters(BenchCluster home, int n) throws InterruptedException {
     var clusters = home.admin().genericKubernetesResources("kollect.io/v1alpha1", "KollectCluster")
         .inNamespace(Fixture.CONTROL_NAMESPACE);
     clusters.delete();
@@ -216,7 +225,7 @@ final class ClustersBench {
     return total;
   }
 
-  private static String profileYaml() {
+  static String profileYaml() {
     return """
         apiVersion: kollect.io/v1alpha1
         kind: KollectProfile
@@ -232,7 +241,7 @@ final class ClustersBench {
         """;
   }
 
-  private static String targetYaml() {
+  static String targetYaml() {
     return """
         apiVersion: kollect.io/v1alpha1
         kind: KollectTarget

@@ -42,6 +42,12 @@ record OperatorLauncher(Path jar, List<String> jvmOptions, Path workDir, List<St
   /** Starts a run with {@code runJvmOptions} added (e.g. a flight recording into the run's directory). */
   OperatorChild start(String runName, Path kubeconfig, BiConsumer<String, Long> onStdoutLine,
       List<String> runJvmOptions) throws IOException {
+    return start(runName, kubeconfig, onStdoutLine, runJvmOptions, List.of());
+  }
+
+  /** Starts a run with {@code runArgs} added to {@code kollect run} (e.g. one shard's flags). */
+  OperatorChild start(String runName, Path kubeconfig, BiConsumer<String, Long> onStdoutLine,
+      List<String> runJvmOptions, List<String> runArgs) throws IOException {
     Path dir = runDir(runName);
     Files.createDirectories(dir);
     Path checkpoints = Files.createTempDirectory(dir, "checkpoint");
@@ -54,6 +60,7 @@ record OperatorLauncher(Path jar, List<String> jvmOptions, Path workDir, List<St
         "--health-probe-bind-address", "0",
         "--log-format", "text"));
     args.addAll(extraRunArgs);
+    args.addAll(runArgs);
     List<String> jvm = new ArrayList<>(jvmOptions);
     jvm.addAll(runJvmOptions);
     return OperatorChild.start(jar, jvm, args, dir.resolve("operator.err"), onStdoutLine);

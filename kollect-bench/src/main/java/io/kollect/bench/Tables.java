@@ -228,6 +228,33 @@ final class Tables {
   }
 
   /** P7: figures per cluster count, then per added cluster against the first count. */
+  /** P8: one column per run (1 operator; S shards by object; S shards by cluster). */
+  static String shards(List<Map<String, Object>> results) {
+    MarkdownTable t = new MarkdownTable(each(results, r -> "none".equals(r.get("rule"))
+        ? "1 operator" : r.get("shards") + " shards by " + r.get("rule")));
+    t.row("KollectClusters", "", "", each(results, r -> String.valueOf(r.get("clusters"))));
+    t.row("records seen / expected (record lines)", "", "", each(results, r -> r.get("recordsSeen")
+        + " / " + r.get("records") + " (" + r.get("recordLines") + ")"));
+    t.row("first shard start → every record (s)", "", "",
+        each(results, r -> num(r.get("inventorySeconds"), "%.1f")));
+    t.row("open watches per remote API server", "by cluster: 2 per cluster it serves", "",
+        each(results, r -> String.valueOf(r.get("openWatchesPerRemoteServer"))));
+    t.row("CPU s per shard, start → last record", "", "",
+        each(results, r -> seconds(r.get("startupCpuSecondsPerShard"))));
+    t.row("CPU s per shard, idle window", "", "",
+        each(results, r -> seconds(r.get("idleCpuSecondsPerShard")) + " in "
+            + r.get("idleWindowSeconds") + " s"));
+    return t.render();
+  }
+
+  private static String seconds(Object list) {
+    if (!(list instanceof List<?> l)) {
+      return "";
+    }
+    return l.stream().map(v -> String.format(java.util.Locale.ROOT, "%.1f",
+        ((Number) v).doubleValue())).collect(java.util.stream.Collectors.joining(" / "));
+  }
+
   static String clusters(List<Map<String, Object>> results) {
     MarkdownTable t = new MarkdownTable(each(results, r -> r.get("clusters") + " clusters"));
     t.row("records (2 types × fixture × clusters)", "", "", each(results, r -> r.get("recordsSeen")

@@ -17,11 +17,17 @@ import java.util.function.BooleanSupplier;
  * the new registry. A target naming no cluster, or only the engine's own, is its own single
  * unit, exactly as before targets could name clusters (same export key, same checkpoints).
  *
+ * <p>Split by cluster ({@link Shard.By#CLUSTER}), a shard holds units only of the clusters it
+ * {@linkplain Shard#reads reads}: no unit, so no connection, client, informer or watch, for a
+ * cluster another shard owns. A target whose named clusters all belong to other shards fans out
+ * to no unit here, and its status is Ready with zero objects (this shard's part of it is empty).
+ *
  * <p>Runs under the target's monitor, on the worker that reconciles it.
  */
 final class ClusterUnits {
 
   private final String localCluster;
+  private final Shard shard;
   private final OpenClusters clusters;
   private final Exporter exporter;
   private final HandOver handOver;
@@ -32,9 +38,10 @@ final class ClusterUnits {
    * @param clusters the open clusters, or {@code null} when the engine reads its own cluster only
    *     (a target naming another cluster then reports {@code ClusterNotFound})
    */
-  ClusterUnits(String localCluster, OpenClusters clusters, Exporter exporter, HandOver handOver,
-      TargetIndex index, BooleanSupplier exportEnabled) {
+  ClusterUnits(String localCluster, Shard shard, OpenClusters clusters, Exporter exporter,
+      HandOver handOver, TargetIndex index, BooleanSupplier exportEnabled) {
     this.localCluster = localCluster;
+    this.shard = shard;
     this.clusters = clusters;
     this.exporter = exporter;
     this.handOver = handOver;
@@ -58,16 +65,19 @@ final class ClusterUnits {
   boolean sync(TargetRuntime rt) {
     List<String> wanted = wanted(rt.definition.spec());
     Map<String, TargetRuntime> before = rt.units;
-    if (wanted.isEmpty() && before.isEmpty()) {
+    if (wanted.isEmpty() && !rt.fansOut) {
       return false;
     }
-    if (!wanted.isEmpty() && before.isEmpty()) {
+    if (!wanted.isEmpty() && !rt.fansOut) {
       // The target's own unit ends; the unit of the engine's cluster, if named, carries on under
       // the same export key, so nothing is re-sent.
       retire(rt, !wanted.contains(localCluster));
     }
     Map<String, TargetRuntime> next = new LinkedHashMap<>();
     for (String cluster : wanted) {
+      if (!shard.reads(localCluster, cluster)) {
+        continue; // another shard owns it: no unit, no connection here
+      }
       TargetRuntime unit = before.get(cluster);
       if (unit == null) {
         unit = newUnit(rt, cluster);
@@ -84,6 +94,7 @@ final class ClusterUnits {
       }
     }
     rt.units = Collections.unmodifiableMap(next);
+    rt.fansOut = !wanted.isEmpty();
     if (wanted.isEmpty()) {
       rt.requestFullPass();
       return false;

@@ -161,11 +161,10 @@ public final class KollectEngine implements AutoCloseable {
         : InformerOptions.defaults().withCluster(b.cluster).withResyncPeriod(b.resyncPeriod)
             .withMetrics(b.informerMetrics);
     if (b.shard.sharded()) {
-      // Objects of other shards are dropped before the caches. The registry hashes with its own
+      // Objects of other shards are dropped before the caches. The registry asks with its own
       // cluster name (each remote cluster's registry with that cluster's), so the local one must
       // carry the name the records carry, or the two filters would disagree.
-      Shard s = b.shard;
-      options = options.withCluster(b.cluster).withOwnership(s::owns);
+      options = options.withCluster(b.cluster).withOwnership(b.shard.ownership(b.cluster));
     }
     return options;
   }
@@ -319,8 +318,9 @@ public final class KollectEngine implements AutoCloseable {
       clusters.start();
       started = true;
       if (shard.sharded()) {
-        LOG.info("Engine for cluster {} is shard {} of {}: it reads, exports and checkpoints only "
-            + "the objects that hash to it", cluster, shard.index(), shard.total());
+        LOG.info("Engine for cluster {} is shard {} of {}, split by {}: it reads, exports and "
+            + "checkpoints only the objects it owns", cluster, shard.index(), shard.total(),
+            shard.by().name().toLowerCase(java.util.Locale.ROOT));
       }
     }
     targets.ids().forEach(this::fullPass);

@@ -119,6 +119,9 @@ public final class KollectEngineBuilder {
    * now, when the {@link #checkpointStore} has peers (e.g. {@code
    * FileCheckpointStore.inShardLayout}). Namespaces and CRDs are still read
    * whole (namespace selectors need them all); Namespace records are filtered like any other.
+   * Split by cluster ({@link Shard.By#CLUSTER}), the engine opens only the remote clusters the
+   * shard owns, and their informers keep every object without a per-object filter; the rule
+   * changing between runs moves checkpointed records as a change of the count does.
    */
   public KollectEngineBuilder shard(Shard shard) {
     this.shard = Objects.requireNonNull(shard, "shard");

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.kollect.extract.CompiledProfile;
 import io.kollect.extract.ExtractionException;
 import io.kollect.extract.RecordContext;
+import io.kollect.informers.ObjectOwnership;
 import io.kollect.informers.ResourceType;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -20,16 +21,19 @@ final class RecordExtractor {
   private static final Logger LOG = LoggerFactory.getLogger(TargetReconciler.class);
 
   private final Function<GenericKubernetesResource, JsonNode> toJson;
-  private final Shard shard;
+  private final ObjectOwnership owned;
 
   RecordExtractor(Function<GenericKubernetesResource, JsonNode> toJson) {
-    this(toJson, Shard.NONE);
+    this(toJson, ObjectOwnership.ALL);
   }
 
-  /** @param shard the objects this engine owns: another shard's object yields no record */
-  RecordExtractor(Function<GenericKubernetesResource, JsonNode> toJson, Shard shard) {
+  /**
+   * @param owned the objects this engine owns ({@link Shard#ownership}): another shard's object
+   *     yields no record
+   */
+  RecordExtractor(Function<GenericKubernetesResource, JsonNode> toJson, ObjectOwnership owned) {
     this.toJson = toJson;
-    this.shard = shard;
+    this.owned = owned;
   }
 
   /**
@@ -53,7 +57,7 @@ final class RecordExtractor {
    */
   Object extract(CompiledProfile compiled, ResourceType type, GenericKubernetesResource obj,
       RecordContext ctx) {
-    if (!shard.owns(ctx.cluster(), type.group(), type.kind(), obj.getMetadata().getNamespace(),
+    if (!owned.owns(ctx.cluster(), type.group(), type.kind(), obj.getMetadata().getNamespace(),
         obj.getMetadata().getName())) {
       // Only types every shard caches whole (Namespaces) get here: the informers drop other
       // shards' objects of every other type. Their owner exports them.

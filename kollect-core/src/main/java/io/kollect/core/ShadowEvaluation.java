@@ -121,7 +121,8 @@ final class ShadowEvaluation implements AutoCloseable {
   ShadowEvaluation(Reading reading, Targets targets, Duration interval) {
     this.cluster = reading.cluster();
     this.leases = reading.leases();
-    this.extractor = new RecordExtractor(reading.toJson(), reading.shard());
+    this.extractor = new RecordExtractor(reading.toJson(),
+        reading.shard().ownership(reading.cluster()));
     this.namespaceFilter = reading.namespaceFilter();
     this.boundary = reading.boundary();
     this.extractOptions = reading.extractOptions();

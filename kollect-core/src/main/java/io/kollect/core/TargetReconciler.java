@@ -123,14 +123,14 @@ final class TargetReconciler {
         : new ClusterInventoryView(new InventorySink(KollectEngine.INVENTORY_VIEW), b.cluster);
     this.handOver = new HandOver(exporter, views, clock);
     NamespaceScope namespaces = new NamespaceScope(inputs::lease, index, namespaceFilter);
-    RecordExtractor extractor = new RecordExtractor(b.toJson, b.shard);
+    RecordExtractor extractor = new RecordExtractor(b.toJson, b.shard.ownership(b.cluster));
     FullPass.Reading reading = new FullPass.Reading(b.cluster, inputs, b.hostInventorySink,
         namespaces, new LeasePlan(inputs::lease, index, b.projections), extractor, b.projections,
         b.signals, index);
     this.fullPass = new FullPass(reading, b.boundary);
     this.remoteFullPass = new FullPass(reading, TenantBoundary.off());
     this.deltaPass = new DeltaPass(b.cluster, extractor, b.projections, b.signals, namespaces);
-    this.units = new ClusterUnits(b.cluster, clusters, exporter, handOver, index,
+    this.units = new ClusterUnits(b.cluster, b.shard, clusters, exporter, handOver, index,
         inputs::exportEnabled);
   }
 

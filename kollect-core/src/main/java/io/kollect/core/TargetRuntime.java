@@ -128,6 +128,11 @@ final class TargetRuntime {
    * otherwise); replaced whole, so readers without the monitor see a consistent map.
    */
   volatile Map<String, TargetRuntime> units;
+  /**
+   * Whether the target fans out to {@link #units}: its spec names clusters other than the
+   * engine's own. Split by cluster, a shard may hold none of its units and still fan out.
+   */
+  boolean fansOut;
   volatile Definition definition;
   /** Set once, under the monitor, by removal; a reconcile that sees it does nothing. */
   boolean removed;

@@ -3,6 +3,8 @@ package io.kollect.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kollect.informers.ObjectOwnership;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ShardTest {
@@ -124,6 +126,87 @@ class ShardTest {
     // a key this engine never writes is kept rather than guessed at
     assertThat(shard.ownsRecord("home", "kollect/t", "not-a-record-key")).isTrue();
     assertThat(Shard.NONE.ownsRecord("home", "kollect/t", record)).isTrue();
+  }
+
+  @Test
+  void byClusterEveryObjectOfARemoteClusterBelongsToTheShardOfTheClustersName() {
+    int total = 4;
+    int owner = (int) Long.remainderUnsigned(Shard.fnv1a64("west"), total);
+    for (int s = 0; s < total; s++) {
+      Shard shard = new Shard(total, s, Shard.By.CLUSTER);
+      assertThat(shard.ownsCluster("west")).isEqualTo(s == owner);
+      assertThat(shard.reads("home", "west")).isEqualTo(s == owner);
+      for (int i = 0; i < 200; i++) {
+        assertThat(shard.owns("home", "west", "", "ConfigMap", "ns-" + (i % 7), "cm-" + i))
+            .isEqualTo(s == owner);
+      }
+    }
+  }
+
+  @Test
+  void byClusterTheLocalClustersObjectsKeepTheObjectHashAndEveryShardReadsIt() {
+    int total = 3;
+    for (int i = 0; i < 300; i++) {
+      int owners = 0;
+      for (int s = 0; s < total; s++) {
+        Shard byCluster = new Shard(total, s, Shard.By.CLUSTER);
+        Shard byObject = new Shard(total, s);
+        boolean owns = byCluster.owns("home", "home", "apps", "Deployment", "shop", "d-" + i);
+        assertThat(owns).isEqualTo(byObject.owns("home", "apps", "Deployment", "shop", "d-" + i));
+        assertThat(byCluster.reads("home", "home")).isTrue();
+        owners += owns ? 1 : 0;
+      }
+      assertThat(owners).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void byObjectEveryShardReadsEveryClusterAndARemoteObjectIsHashedWithItsCluster() {
+    Shard shard = new Shard(3, 1);
+    assertThat(shard.by()).isEqualTo(Shard.By.OBJECT);
+    assertThat(shard.reads("home", "west")).isTrue();
+    assertThat(shard.owns("home", "west", "apps", "Deployment", "shop", "web"))
+        .isEqualTo(shard.owns("west", "apps", "Deployment", "shop", "web"));
+  }
+
+  @Test
+  void theInformersOwnershipIsTheSameRuleAndOwnsOnlyAnOwnedRemoteClusterWhole() {
+    int total = 2;
+    for (int s = 0; s < total; s++) {
+      Shard shard = new Shard(total, s, Shard.By.CLUSTER);
+      var ownership = shard.ownership("home");
+      for (String cluster : List.of("home", "west", "east", "north")) {
+        assertThat(ownership.ownsWhole(cluster))
+            .isEqualTo(!cluster.equals("home") && shard.ownsCluster(cluster));
+        for (int i = 0; i < 50; i++) {
+          assertThat(ownership.owns(cluster, "", "ConfigMap", "ns", "cm-" + i))
+              .isEqualTo(shard.owns("home", cluster, "", "ConfigMap", "ns", "cm-" + i));
+        }
+      }
+      assertThat(new Shard(total, s).ownership("home").ownsWhole("west")).isFalse();
+    }
+    assertThat(Shard.NONE.ownership("home")).isSameAs(ObjectOwnership.ALL);
+  }
+
+  @Test
+  void byClusterACheckpointedRecordOfARemoteClusterMovesWithTheCluster() {
+    String record = "apps/Deployment/shop/web";
+    for (int s = 0; s < 3; s++) {
+      Shard shard = new Shard(3, s, Shard.By.CLUSTER);
+      assertThat(shard.ownsRecord("home", "west/kollect/t", record))
+          .isEqualTo(shard.ownsCluster("west"));
+      assertThat(shard.ownsRecord("home", "kollect/t", record))
+          .isEqualTo(shard.owns("home", "apps", "Deployment", "shop", "web"));
+    }
+  }
+
+  @Test
+  void theRuleIsPartOfTheShardsValueAndName() {
+    assertThat(new Shard(2, 1, Shard.By.OBJECT)).isEqualTo(new Shard(2, 1));
+    assertThat(new Shard(2, 1).by(Shard.By.CLUSTER)).isEqualTo(new Shard(2, 1, Shard.By.CLUSTER))
+        .isNotEqualTo(new Shard(2, 1));
+    assertThat(new Shard(2, 1, Shard.By.CLUSTER)).hasToString("1/2 by cluster");
+    assertThat(new Shard(2, 1)).hasToString("1/2");
   }
 
   @Test

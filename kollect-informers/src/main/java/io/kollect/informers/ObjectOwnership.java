@@ -26,4 +26,15 @@ public interface ObjectOwnership {
    * @param name the object's name
    */
   boolean owns(String cluster, String group, String kind, String namespace, String name);
+
+  /**
+   * Whether this process owns every object of {@code cluster} (when the work is split by
+   * cluster): its informers then keep every object without asking {@link #owns} for each.
+   * Must agree with {@link #owns}: when true, {@code owns} is true for every object of it.
+   *
+   * @param cluster the registry's cluster name ({@link InformerOptions#cluster()})
+   */
+  default boolean ownsWhole(String cluster) {
+    return false;
+  }
 }

@@ -37,11 +37,11 @@ final class OwnedObjects {
 
   /**
    * The filter of {@code type}'s informers, or {@code null} when every object is kept (no sharding,
-   * or a type every shard needs whole).
+   * a cluster this process owns whole, or a type every shard needs whole).
    */
   static OwnedObjects of(InformerOptions options, ResourceType type) {
     ObjectOwnership o = options.ownership();
-    if (o == null || o == ObjectOwnership.ALL || exempt(type)) {
+    if (o == null || o == ObjectOwnership.ALL || exempt(type) || o.ownsWhole(options.cluster())) {
       return null;
     }
     return new OwnedObjects(o, options.cluster(), type);

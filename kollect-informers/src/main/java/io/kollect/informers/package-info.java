@@ -9,7 +9,7 @@
  * liveness window ({@link io.kollect.informers.InformerOptions#watchLiveness()}): a connection that
  * dies silently is noticed, reported ({@link io.kollect.informers.StalledWatch}) and replaced.
  * With an {@link io.kollect.informers.ObjectOwnership} (sharding) objects this process does not own
- * are dropped before the cache.
+ * are dropped before the cache; a cluster it owns whole is not filtered at all.
  *
  * <p>Inside (package-private), one type is a {@code TypeState}: {@code ScopePlanner} decides which
  * scopes and projection run (a pure function of leases, discovery and {@code AccessReview}),

@@ -39,6 +39,25 @@ class OwnedObjectsTest {
   }
 
   @Test
+  void aClusterOwnedWholeHasNoFilterWhileAnotherClusterOfTheSameOwnershipHasOne() {
+    ObjectOwnership wholeWest = new ObjectOwnership() {
+      @Override
+      public boolean owns(String cluster, String group, String kind, String ns, String name) {
+        return cluster.equals("west") || name.startsWith("mine");
+      }
+
+      @Override
+      public boolean ownsWhole(String cluster) {
+        return cluster.equals("west");
+      }
+    };
+    assertThat(OwnedObjects.of(InformerOptions.defaults().withCluster("west")
+        .withOwnership(wholeWest), CONFIG_MAP)).isNull();
+    assertThat(OwnedObjects.of(InformerOptions.defaults().withCluster("home")
+        .withOwnership(wholeWest), CONFIG_MAP)).isNotNull();
+  }
+
+  @Test
   void theOwnershipIsAskedWithTheRegistrysClusterAndEmptyNamespaceForClusterScoped() {
     List<String> asked = new ArrayList<>();
     OwnedObjects owned = OwnedObjects.of(options((c, g, k, ns, n) -> {

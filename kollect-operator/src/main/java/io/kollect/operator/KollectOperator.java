@@ -203,7 +203,8 @@ public final class KollectOperator implements AutoCloseable {
         clock, config.shard());
     this.sweep = new InventorySweep(InventorySweep.clusterApi(client, inventoryObjects),
         targets::target, writer::execute,
-        inv -> ShardNames.foreign(config.shard(), InventoryObjectSink.shardOf(inv)));
+        inv -> ShardNames.foreign(config.shard(), InventoryObjectSink.shardOf(inv))
+            || InventoryObjectSink.ofClusterNotRead(inv, config.shard(), config.clusterName()));
     this.problems = new ProblemReports(new ProblemEvents(client)::warn, writer,
         leaderFlag::isLeader);
     ControllerRevisionHistory history =

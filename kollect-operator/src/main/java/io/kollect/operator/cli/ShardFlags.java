@@ -20,17 +20,44 @@ import java.util.regex.Pattern;
  *       shard.
  *   <li>{@code --total-shards-from-statefulset NAME}: {@code N} is that StatefulSet's {@code
  *       spec.replicas} (in the operator's namespace), read once at start.
+ *   <li>{@code --shard-by object|cluster}: the rule that splits the objects ({@link Shard.By});
+ *       {@code object} by default. Without sharding it changes nothing (one shard owns all).
  * </ul>
  *
  * @param totalShards {@code --total-shards}, or {@code null}
  * @param shard {@code --shard}, or {@code null}
  * @param fromPodName {@code --shard-from-pod-name}
  * @param totalFromStatefulSet {@code --total-shards-from-statefulset}, or {@code null}
+ * @param by {@code --shard-by}
  */
 record ShardFlags(Integer totalShards, Integer shard, boolean fromPodName,
-    String totalFromStatefulSet) {
+    String totalFromStatefulSet, Shard.By by) {
 
   private static final Pattern POD_NAME = Pattern.compile("(.+)-([0-9]{1,9})");
+
+  /** The flags with the default rule, by object. */
+  ShardFlags(Integer totalShards, Integer shard, boolean fromPodName, String totalFromStatefulSet) {
+    this(totalShards, shard, fromPodName, totalFromStatefulSet, Shard.By.OBJECT);
+  }
+
+  /**
+   * The rule a {@code --shard-by} value names: {@code object} or {@code cluster}, in any case;
+   * {@code null} is the default, {@code object}.
+   *
+   * @throws IllegalArgumentException one line naming the flag
+   */
+  static Shard.By rule(String value) {
+    if (value == null) {
+      return Shard.By.OBJECT;
+    }
+    for (Shard.By by : Shard.By.values()) {
+      if (by.name().equalsIgnoreCase(value.strip())) {
+        return by;
+      }
+    }
+    throw new IllegalArgumentException("--shard-by: must be object or cluster, got '" + value
+        + "'");
+  }
 
   /** Whether any sharding flag is given. */
   boolean given() {
@@ -76,6 +103,9 @@ record ShardFlags(Integer totalShards, Integer shard, boolean fromPodName,
     if (totalFromStatefulSet != null && totalFromStatefulSet.isBlank()) {
       throw new IllegalArgumentException("--total-shards-from-statefulset: empty name");
     }
+    if (by == null) {
+      throw new IllegalArgumentException("--shard-by: must be object or cluster");
+    }
   }
 
   /**
@@ -111,7 +141,7 @@ record ShardFlags(Integer totalShards, Integer shard, boolean fromPodName,
         throw new IllegalArgumentException("--shard: must be below the total shards (" + total
             + "), got " + shard);
       }
-      return new Shard(total, shard);
+      return new Shard(total, shard, by);
     }
     int ordinal = ordinal(podName);
     if (ordinal >= total && !leaderElect) {
@@ -120,7 +150,7 @@ record ShardFlags(Integer totalShards, Integer shard, boolean fromPodName,
           + "shards need --leader-elect (replica r is then a standby of shard r mod " + total
           + ")");
     }
-    return new Shard(total, ordinal % total);
+    return new Shard(total, ordinal % total, by);
   }
 
   /** The ordinal of a StatefulSet pod's name {@code <statefulset>-<ordinal>}. */

@@ -24,10 +24,17 @@ final class ShardOptions {
           + "operator's namespace, read at start.")
   String totalShardsFromStatefulSet;
 
+  @Option(names = "--shard-by", paramLabel = "RULE",
+      description = "How the objects are split: object (default; a hash of each object, every "
+          + "shard reads every cluster) or cluster (a remote cluster's objects all go to one "
+          + "shard, which alone connects to it; the local cluster stays split by object).")
+  String shardBy;
+
   /** The flags, checked as far as they can be before connecting; bad input exits 2. */
   ShardFlags flags() {
     try {
-      return new ShardFlags(totalShards, shard, shardFromPodName, totalShardsFromStatefulSet);
+      return new ShardFlags(totalShards, shard, shardFromPodName, totalShardsFromStatefulSet,
+          ShardFlags.rule(shardBy));
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage());
     }

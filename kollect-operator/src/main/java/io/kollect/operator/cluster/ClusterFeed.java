@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  *       without re-sending anything unchanged.
  *   <li>Status: the engine's health of the cluster while targets read it ({@link
  *       ClusterHealthListener}); otherwise one check of its credentials whenever it or its Secret
- *       changes (never on an interval). Written by the leader only.
+ *       changes (never on an interval). Written by the leader only; sharded, by the leader of
+ *       the shard that owns the cluster's name only ({@link io.kollect.core.Shard#ownsCluster}).
  *   <li>Metrics {@code kollect_cluster_watches} and {@code kollect_cluster_ready} per cluster.
  * </ul>
  */
@@ -313,7 +314,8 @@ public final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
       if (cluster.isEmpty()) {
         return;
       }
-      if (catalog.problem(key).isEmpty() && engineHealth(cluster.get()).isEmpty()) {
+      if (catalog.problem(key).isEmpty() && engineHealth(cluster.get()).isEmpty()
+          && writesStatusOf(cluster.get())) {
         checked.put(key, checkNow(cluster.get()));
       }
       report(key);
@@ -360,6 +362,11 @@ public final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
     return engine.clusterHealth(name);
   }
 
+  /** Whether this shard writes the KollectCluster's status ({@link ClusterStatuses#writtenBy}). */
+  private boolean writesStatusOf(KollectCluster cluster) {
+    return ClusterStatuses.writtenBy(engine.shard(), ClusterCatalog.clusterName(cluster));
+  }
+
   /** Writes every KollectCluster's status (a new leader; after a change of names). */
   public void reportAll() {
     for (KollectCluster c : catalog.all()) {
@@ -382,7 +389,7 @@ public final class ClusterFeed implements ClusterHealthListener, AutoCloseable {
     problems.report(cluster.get(), "InvalidCluster", "KollectCluster " + key,
         problem == null ? null : "KollectCluster " + key + ": " + problem.reason() + ": "
             + problem.message());
-    if (!leader.getAsBoolean()) {
+    if (!leader.getAsBoolean() || !writesStatusOf(cluster.get())) {
       return;
     }
     ClusterHealth health = problem == null ? engineHealth(cluster.get()).orElse(null) : null;

@@ -2,6 +2,7 @@ package io.kollect.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.kollect.core.ClusterHealth;
+import io.kollect.core.Shard;
 import io.kollect.operator.crd.KollectCluster;
 import io.kollect.operator.crd.KollectClusterStatus;
 import io.kollect.operator.targets.CrTranslation;
@@ -33,6 +34,16 @@ final class ClusterStatuses {
    * @param at when the check ran
    */
   record Check(boolean ready, String reason, String message, String serverVersion, Instant at) {}
+
+  /**
+   * Whether {@code shard} writes the status of the cluster named {@code clusterName}: the shard
+   * that owns the name ({@link Shard#ownsCluster}), under either rule, so shards never overwrite
+   * each other's view of a cluster. Split by cluster it is the only shard that connects to the
+   * cluster; the others neither check its credentials nor write. Unsharded, always.
+   */
+  static boolean writtenBy(Shard shard, String clusterName) {
+    return shard.ownsCluster(clusterName);
+  }
 
   static KollectClusterStatus status(KollectCluster cluster, ClusterCatalog.Problem problem,
       ClusterHealth health, Check check, Instant now) {

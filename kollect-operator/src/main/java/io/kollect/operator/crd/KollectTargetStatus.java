@@ -14,7 +14,8 @@ import java.util.Map;
  * shard's leader server-side applies its own {@code shards[]} entry (field manager {@code
  * kollect-shard-<i>}; the CRD makes {@code shards} a map list keyed by {@code index}, so entries
  * merge), and shard 0's leader alone writes everything else, summing {@code objects} and {@code
- * objectCounts} over the entries and making {@code Ready} True only when every shard is.
+ * objectCounts} over the entries, merging their {@code clusters} and {@code skipped}, and making
+ * {@code Ready} True only when every shard is.
  * Unsharded, {@code shards} is absent.
  *
  * @param observedGeneration the spec generation this status describes
@@ -22,14 +23,16 @@ import java.util.Map;
  *     and {@code Stalled} (only while True), plus {@code RecordsRejected}
  * @param objectCounts exported objects per resource type ({@code apiVersion/Kind}); sharded, the sum
  *     over {@code shards[]}
- * @param skipped parts of the scope that cannot be read
+ * @param skipped parts of the scope that cannot be read; sharded, the union over {@code shards[]}
  * @param lastExportTime when records were last handed to the sinks (RFC 3339); sharded, the
  *     latest of the shards'
  * @param objects exported objects in total (the printer column); sharded, the sum over {@code
  *     shards[]}
  * @param inventory how writing the KollectInventory objects goes, when the target writes them
  * @param sinks per sink: the last acknowledged delivery, pending records and failures
- * @param clusters per cluster the target reads (when it names clusters): ready, objects, why not
+ * @param clusters per cluster the target reads (when it names clusters): ready, objects, why not;
+ *     sharded, merged by name over {@code shards[]} (ready when every shard's part is, objects
+ *     summed)
  * @param lastHandledReconcileAt the last forced reconcile request handled
  * @param shards sharded only: each shard's own part, written by that shard
  */
@@ -56,9 +59,9 @@ public record KollectTargetStatus(
         String lastHandledReconcileAt,
     @JsonPropertyDescription("Sharded operators only (--total-shards > 1): each shard's own part, "
         + "written by that shard's leader with server-side apply (field manager "
-        + "kollect-shard-<index>). The other fields are shard 0's: objects and objectCounts sum "
-        + "these entries, Ready is True only when every shard's entry is Ready at the current "
-        + "generation.")
+        + "kollect-shard-<index>). The other fields are the aggregating shard's: objects and "
+        + "objectCounts sum these entries, clusters[] and skipped[] merge them, Ready is True "
+        + "only when every shard's entry is Ready at the current generation.")
         List<ShardEntry> shards) {
 
   /** The status without per-shard entries (unsharded). */
@@ -96,6 +99,9 @@ public record KollectTargetStatus(
    * @param objectCounts objects this shard exports per resource type ({@code apiVersion/Kind})
    * @param observedGeneration the spec generation the shard's part describes
    * @param lastExportTime when this shard last handed records to the sinks (RFC 3339)
+   * @param clusters the clusters this shard reads for the target, with its objects from each
+   *     (split by cluster, a remote cluster appears in its owner's entry only)
+   * @param skipped the parts of the scope this shard cannot read
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record ShardEntry(
@@ -107,7 +113,21 @@ public record KollectTargetStatus(
       @JsonPropertyDescription("Objects this shard exports.") Integer objects,
       Map<String, Integer> objectCounts,
       Long observedGeneration,
-      String lastExportTime) {}
+      String lastExportTime,
+      @JsonPropertyDescription("The clusters this shard reads for the target and its objects "
+          + "from each; the top-level clusters[] merges them over the shards.")
+          List<ClusterEntry> clusters,
+      @JsonPropertyDescription("The parts of the scope this shard cannot read; the top-level "
+          + "skipped[] is their union.")
+          List<SkippedEntry> skipped) {
+
+    /** An entry without clusters or skipped scopes. */
+    public ShardEntry(Integer index, String ready, String reason, String message, Integer objects,
+        Map<String, Integer> objectCounts, Long observedGeneration, String lastExportTime) {
+      this(index, ready, reason, message, objects, objectCounts, observedGeneration,
+          lastExportTime, null, null);
+    }
+  }
 
   /**
    * {@code status.clusters[]}.

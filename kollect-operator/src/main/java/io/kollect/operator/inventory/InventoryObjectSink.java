@@ -431,8 +431,27 @@ public final class InventoryObjectSink implements Sink {
       return true;
     }
     String cluster = r.cluster() != null ? r.cluster() : localCluster;
-    return shard.owns(cluster == null ? "" : cluster, r.resource().group(), r.resource().kind(),
-        r.namespace(), r.name());
+    // the engine's one ownership rule, told which cluster is local (split by cluster, a remote
+    // cluster's records belong to the shard that owns the cluster)
+    return shard.owns(localCluster == null ? "" : localCluster, cluster == null ? "" : cluster,
+        r.resource().group(), r.resource().kind(), r.namespace(), r.name());
+  }
+
+  /**
+   * Whether a part is this shard's own but of a remote cluster the shard no longer reads: split
+   * by cluster, after the count or the rule changed, its new owner writes that cluster's parts
+   * under its own index, and nothing would converge these any more. A part whose cluster label
+   * is a digest (a name over 63 characters) cannot be told and is kept.
+   *
+   * @param localCluster the operator's own cluster
+   */
+  public static boolean ofClusterNotRead(KollectInventory inv, Shard shard, String localCluster) {
+    String cluster = clusterOf(inv);
+    if (!shard.sharded() || cluster == null || cluster.startsWith("sha-")
+        || !java.util.Objects.equals(ShardNames.label(shard), shardOf(inv))) {
+      return false;
+    }
+    return !shard.reads(localCluster, cluster);
   }
 
   /** The cluster label of a part, {@code null} for the operator's own cluster's. */

@@ -48,7 +48,10 @@ public final class InventorySweep {
   private final Consumer<Runnable> executor;
   private final Set<TargetId> withObjects = ConcurrentHashMap.newKeySet();
   private volatile boolean swept;
-  /** Objects of no running shard (see {@link ShardNames#foreign}): deleted by the sweep. */
+  /**
+   * Objects of no running shard (see {@link ShardNames#foreign}), or of a cluster this shard no
+   * longer reads ({@link InventoryObjectSink#ofClusterNotRead}): deleted by the sweep.
+   */
   private final java.util.function.Predicate<KollectInventory> foreignShard;
 
   public InventorySweep(Api api, Function<TargetId, Optional<KollectTarget>> targets,
@@ -104,7 +107,8 @@ public final class InventorySweep {
         TargetId id = new TargetId(inv.getMetadata().getNamespace(), inv.getSpec().target());
         if (wantsInventory(id) && foreignShard.test(inv)) {
           log.info("deleting inventory {} of target {}: written by a shard that no longer runs "
-              + "(the shard count changed)", inv.getMetadata().getName(), id);
+              + "or no longer reads its cluster (the shard count or rule changed)",
+              inv.getMetadata().getName(), id);
           api.delete(inv);
         } else if (wantsInventory(id)) {
           found.add(id);

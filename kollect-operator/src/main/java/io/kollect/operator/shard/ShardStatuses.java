@@ -2,11 +2,15 @@ package io.kollect.operator.shard;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.kollect.operator.crd.KollectTargetStatus.ClusterEntry;
 import io.kollect.operator.crd.KollectTargetStatus.ShardEntry;
 import io.kollect.operator.crd.KollectTargetStatus;
+import io.kollect.operator.crd.SkippedEntry;
 import io.kollect.operator.targets.CrTranslation;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -15,7 +19,9 @@ import java.util.TreeMap;
 
 /**
  * A sharded target's status: each shard's own entry in {@code status.shards[]}, and the
- * top level that shard 0 makes of all entries.
+ * top level that shard 0 makes of all entries: counts summed, {@code clusters[]} and {@code
+ * skipped[]} merged from every entry (never from the aggregator's own view, which split by
+ * cluster holds none of the other shards' clusters), Ready as below.
  *
  * <p><b>Who writes what.</b> Shard {@code i}'s leader server-side applies only its entry, as field
  * manager {@code kollect-shard-i}; the CRD makes {@code shards} a map list keyed by {@code index},
@@ -78,12 +84,85 @@ public final class ShardStatuses {
     return true;
   }
 
-  /** Shard {@code index}'s entry, from the status it would write as the only shard. */
+  /**
+   * Shard {@code index}'s entry, from the status it would write as the only shard: its Ready,
+   * counts, clusters and skipped scopes. A shard that holds no part of the target (split by
+   * cluster, none of its clusters) still has an entry, Ready with zero objects, or the target
+   * would never be Ready.
+   */
   public static ShardEntry entry(int index, KollectTargetStatus own) {
     Condition ready = condition(own.conditions(), "Ready");
     return new ShardEntry(index, ready == null ? "Unknown" : ready.getStatus(),
         ready == null ? null : ready.getReason(), ready == null ? null : ready.getMessage(),
-        own.objects(), own.objectCounts(), own.observedGeneration(), own.lastExportTime());
+        own.objects() == null ? 0 : own.objects(),
+        own.objectCounts() == null ? Map.of() : own.objectCounts(), own.observedGeneration(),
+        own.lastExportTime(), emptyAsNull(own.clusters()), emptyAsNull(own.skipped()));
+  }
+
+  /** An empty list as absent: an entry is applied on every write, kept as small as it can be. */
+  private static <T> List<T> emptyAsNull(List<T> list) {
+    return list == null || list.isEmpty() ? null : list;
+  }
+
+  /**
+   * The target's {@code clusters[]} over the entries, by cluster name in the order the entries
+   * (by index) first name them: ready when every shard's part of the cluster is, objects summed,
+   * the messages of the parts that are not ready. Split by cluster a remote cluster comes from
+   * its owner's entry alone, and the engine's own cluster from every shard's; split by object
+   * every shard has a part of every cluster. {@code null} when no entry names a cluster.
+   */
+  static List<ClusterEntry> clusters(List<ShardEntry> entries) {
+    Map<String, ClusterEntry> merged = new LinkedHashMap<>();
+    for (ShardEntry e : byIndex(entries)) {
+      if (e.clusters() == null) {
+        continue;
+      }
+      for (ClusterEntry c : e.clusters()) {
+        if (c == null || c.name() == null) {
+          continue;
+        }
+        merged.merge(c.name(), c, ShardStatuses::mergeCluster);
+      }
+    }
+    return merged.isEmpty() ? null : List.copyOf(merged.values());
+  }
+
+  private static ClusterEntry mergeCluster(ClusterEntry a, ClusterEntry b) {
+    boolean ready = Boolean.TRUE.equals(a.ready()) && Boolean.TRUE.equals(b.ready());
+    int objects = (a.objects() == null ? 0 : a.objects()) + (b.objects() == null ? 0 : b.objects());
+    List<String> messages = new ArrayList<>();
+    for (ClusterEntry c : List.of(a, b)) {
+      if (!Boolean.TRUE.equals(c.ready()) && c.message() != null && !c.message().isBlank()
+          && !messages.contains(c.message())) {
+        messages.add(c.message());
+      }
+    }
+    return new ClusterEntry(a.name(), ready, objects,
+        ready ? a.message() : messages.isEmpty() ? null : String.join("; ", messages));
+  }
+
+  /**
+   * The target's {@code skipped[]} over the entries: every shard's, each once, in the order the
+   * entries (by index) name them; {@code null} when no entry has any.
+   */
+  static List<SkippedEntry> skipped(List<ShardEntry> entries) {
+    Set<SkippedEntry> all = new LinkedHashSet<>();
+    for (ShardEntry e : byIndex(entries)) {
+      if (e.skipped() != null) {
+        all.addAll(e.skipped());
+      }
+    }
+    return all.isEmpty() ? null : List.copyOf(all);
+  }
+
+  private static List<ShardEntry> byIndex(List<ShardEntry> entries) {
+    Map<Integer, ShardEntry> byIndex = new TreeMap<>();
+    for (ShardEntry e : entries) {
+      if (e.index() != null) {
+        byIndex.put(e.index(), e);
+      }
+    }
+    return List.copyOf(byIndex.values());
   }
 
   /**
@@ -243,9 +322,13 @@ public final class ShardStatuses {
           : CrTranslation.kept(previous, "Reconciling", "True", REASON_SHARDS_NOT_READY,
               all.message(), now, observed));
     }
+    // clusters[] and skipped[] from every shard's entry, not from the aggregator's own view: split
+    // by cluster, the aggregator does not even read most clusters
+    List<SkippedEntry> skipped = skipped(current);
     return new KollectTargetStatus(own.observedGeneration(), conditions, all.objectCounts(),
-        own.skipped(), all.lastExportTime() != null ? all.lastExportTime() : own.lastExportTime(),
-        all.objects(), own.inventory(), own.sinks(), own.clusters(),
+        skipped == null ? (own.skipped() == null ? null : List.of()) : skipped,
+        all.lastExportTime() != null ? all.lastExportTime() : own.lastExportTime(),
+        all.objects(), own.inventory(), own.sinks(), clusters(current),
         own.lastHandledReconcileAt(), kept.isEmpty() ? null : kept);
   }
 

@@ -124,6 +124,25 @@ class ShardFlagsTest {
   }
 
   @Test
+  void shardByClusterMakesAShardSplitByClusterAndObjectIsTheDefault() {
+    assertThat(new ShardFlags(3, 1, false, null, ShardFlags.rule("cluster"))
+        .resolve(null, NO_STATEFULSETS, false)).isEqualTo(new Shard(3, 1, Shard.By.CLUSTER));
+    assertThat(new ShardFlags(3, null, true, null, ShardFlags.rule("Cluster"))
+        .resolve("kollect-2", NO_STATEFULSETS, false))
+        .isEqualTo(new Shard(3, 2, Shard.By.CLUSTER));
+    assertThat(ShardFlags.rule(null)).isEqualTo(Shard.By.OBJECT);
+    assertThat(ShardFlags.rule("object")).isEqualTo(Shard.By.OBJECT);
+  }
+
+  @Test
+  void aBadShardByValueExitsTwoWithOneLineNamingTheFlag() {
+    CliRun r = run("--total-shards", "3", "--shard", "1", "--shard-by", "namespace");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("kollect: --shard-by: must be object or cluster, got "
+        + "'namespace'\n");
+  }
+
+  @Test
   void aNonNumericShardIsRefusedByTheParserNamingTheFlag() {
     CliRun r = run("--total-shards", "three", "--shard", "0");
     assertThat(r.exitCode()).isEqualTo(2);

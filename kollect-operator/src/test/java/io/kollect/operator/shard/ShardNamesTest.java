@@ -11,6 +11,7 @@ import io.kollect.operator.inventory.InventorySweep;
 import io.kollect.operator.leader.LeaderElectionSettings;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** What a shard's own objects are called, and what it keeps of another shard count's. */
@@ -62,6 +63,52 @@ class ShardNamesTest {
       owners += owns ? 1 : 0;
     }
     assertThat(owners).isEqualTo(1);
+  }
+
+  @Test
+  void splitByClusterTheInventorySinkOwnsARemoteClustersRecordOnTheClustersShardOnly() {
+    var r = InventoryObjectSinkTest.rec("web", 10); // read from cluster "c"
+    for (int i = 0; i < 3; i++) {
+      Shard shard = new Shard(3, i, Shard.By.CLUSTER);
+      InventoryObjectSink remote = new InventoryObjectSink(null, id -> java.util.Optional.empty(),
+          1000, 1000, id -> { }, java.time.Clock.systemUTC(), "home", shard);
+      assertThat(remote.owns(r)).isEqualTo(shard.ownsCluster("c"));
+      // "c" as the operator's own cluster keeps the object rule
+      InventoryObjectSink local = new InventoryObjectSink(null, id -> java.util.Optional.empty(),
+          1000, 1000, id -> { }, java.time.Clock.systemUTC(), "c", shard);
+      assertThat(local.owns(r)).isEqualTo(new Shard(3, i).owns("c", "apps", "Deployment", "ns",
+          "web"));
+    }
+  }
+
+  @Test
+  void splitByClusterAShardsInventoryPartsOfARemoteClusterItNoLongerReadsAreForeign() {
+    String mine = IntStream.range(0, 20).mapToObj(k -> "remote-" + k)
+        .filter(n -> new Shard(2, 0, Shard.By.CLUSTER).ownsCluster(n)).findFirst().orElseThrow();
+    String theirs = IntStream.range(0, 20).mapToObj(k -> "remote-" + k)
+        .filter(n -> !new Shard(2, 0, Shard.By.CLUSTER).ownsCluster(n)).findFirst().orElseThrow();
+    Shard zero = new Shard(2, 0, Shard.By.CLUSTER);
+    assertThat(InventoryObjectSink.ofClusterNotRead(part("0", theirs), zero, "home")).isTrue();
+    assertThat(InventoryObjectSink.ofClusterNotRead(part("0", mine), zero, "home")).isFalse();
+    assertThat(InventoryObjectSink.ofClusterNotRead(part("0", null), zero, "home"))
+        .as("the local cluster's parts").isFalse();
+    assertThat(InventoryObjectSink.ofClusterNotRead(part("1", theirs), zero, "home"))
+        .as("another shard's part is its own business").isFalse();
+    assertThat(InventoryObjectSink.ofClusterNotRead(part("0", theirs), new Shard(2, 0), "home"))
+        .as("split by object every shard reads every cluster").isFalse();
+  }
+
+  private static io.kollect.operator.crd.KollectInventory part(String shard, String cluster) {
+    var inv = new io.kollect.operator.crd.KollectInventory();
+    inv.getMetadata().setNamespace("ns");
+    inv.getMetadata().setName("t-shard-" + shard + "-0");
+    java.util.Map<String, String> labels = new java.util.HashMap<>();
+    labels.put(ShardNames.SHARD_LABEL, shard);
+    if (cluster != null) {
+      labels.put("kollect.io/cluster", cluster);
+    }
+    inv.getMetadata().setLabels(labels);
+    return inv;
   }
 
   @Test

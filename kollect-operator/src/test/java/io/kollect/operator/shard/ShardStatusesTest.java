@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.kollect.operator.crd.KollectTargetStatus.ClusterEntry;
 import io.kollect.operator.crd.KollectTargetStatus.ShardEntry;
+import io.kollect.operator.crd.SkippedEntry;
 import io.kollect.operator.crd.KollectTargetStatus;
 import io.kollect.operator.targets.CrTranslation;
 import java.time.Instant;
@@ -130,6 +132,63 @@ class ShardStatusesTest {
     assertThat(top.shards()).as("stored order, shard 2 dropped, entries as their shards wrote them")
         .containsExactly(ready(1, 6, 1), notReady(0, "NotSynced", "listing"));
     assertThat(condition(top, "Degraded")).as("shard 0's other conditions stay").isNotNull();
+  }
+
+  private static ShardEntry withClusters(ShardEntry e, List<ClusterEntry> clusters,
+      List<SkippedEntry> skipped) {
+    return new ShardEntry(e.index(), e.ready(), e.reason(), e.message(), e.objects(),
+        e.objectCounts(), e.observedGeneration(), e.lastExportTime(), clusters, skipped);
+  }
+
+  @Test
+  void theTopLevelClustersAndSkippedMergeEveryShardsEntryNotTheAggregatorsOwnView() {
+    // split by cluster: shard 0 (the aggregator) reads the local cluster only; shard 1 reads
+    // its part of the local cluster and all of "west", and cannot read Secrets in "shop"
+    KollectTargetStatus mine = new KollectTargetStatus(1L, own("True", "Reconciled").conditions(),
+        Map.of("v1/ConfigMap", 3), List.of(), null, 3, null, null,
+        List.of(new ClusterEntry("it", true, 3, "ready")));
+    SkippedEntry secrets = new SkippedEntry("v1/Secret", "shop", "forbidden", "no list");
+    ShardEntry zero = ShardStatuses.entry(0, mine);
+    ShardEntry one = withClusters(ready(1, 7, 1), List.of(new ClusterEntry("it", true, 2,
+        "ready"), new ClusterEntry("west", true, 5, "ready")), List.of(secrets));
+
+    KollectTargetStatus top = ShardStatuses.topLevel(mine, List.of(one), zero, 2, 1, List.of(),
+        NOW);
+
+    assertThat(top.clusters()).containsExactly(new ClusterEntry("it", true, 5, "ready"),
+        new ClusterEntry("west", true, 5, "ready"));
+    assertThat(top.skipped()).containsExactly(secrets);
+    assertThat(top.objects()).isEqualTo(10);
+  }
+
+  @Test
+  void aClusterIsReadyAtTheTopOnlyWhenEveryShardsPartOfItIsAndSaysWhyNot() {
+    ShardEntry zero = withClusters(ready(0, 1, 1),
+        List.of(new ClusterEntry("west", true, 1, "ready")), null);
+    ShardEntry one = withClusters(ready(1, 1, 1),
+        List.of(new ClusterEntry("west", false, 1, "Unreachable: connection refused")),
+        List.of());
+    assertThat(ShardStatuses.clusters(List.of(one, zero)))
+        .containsExactly(new ClusterEntry("west", false, 2, "Unreachable: connection refused"));
+    assertThat(ShardStatuses.clusters(List.of(ready(0, 1, 1)))).isNull();
+    assertThat(ShardStatuses.skipped(List.of(zero, one))).isNull();
+  }
+
+  @Test
+  void aShardWithNoPartOfTheTargetWritesAReadyEntryWithZeroCountsAndTheTargetBecomesReady() {
+    // split by cluster, a shard that owns none of the target's clusters: the engine reports the
+    // target Ready with nothing in it
+    KollectTargetStatus nothing = new KollectTargetStatus(1L, own("True", "Reconciled")
+        .conditions(), Map.of(), List.of(), null, null, null, null, null);
+    ShardEntry empty = ShardStatuses.entry(1, nothing);
+    assertThat(empty.ready()).isEqualTo("True");
+    assertThat(empty.objects()).isZero();
+    assertThat(empty.objectCounts()).isEmpty();
+    assertThat(empty.observedGeneration()).isEqualTo(1L);
+
+    var all = ShardStatuses.aggregate(List.of(ready(0, 4, 1), empty), 2, 1);
+    assertThat(all.ready()).isTrue();
+    assertThat(all.objects()).isEqualTo(4);
   }
 
   @Test
