@@ -130,7 +130,7 @@ public final class KollectEngine implements AutoCloseable {
         new ResourcePlurals(b.client));
     KubernetesClient client = b.client;
     Function<GenericKubernetesResource, JsonNode> toJson =
-        obj -> client.getKubernetesSerialization().convertValue(obj, JsonNode.class);
+        obj -> ClientJson.toTree(client.getKubernetesSerialization(), obj);
     this.reconciler = reconciler(b, toJson);
     this.publisher = new StatusPublisher(queue, b.lastExportNotifyInterval,
         b.figureNotifyInterval, () -> exportEnabled);

@@ -111,7 +111,7 @@ class ClusterCostBench {
     Class<?> vertxType = Class.forName("io.vertx.core.Vertx");
     Object vertx = vertxType.getMethod("vertx").invoke(null);
     return (HttpClient.Factory) Class.forName(
-        "io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory")
+        "io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory")
         .getConstructor(vertxType).newInstance(vertx);
   }
 

@@ -71,7 +71,7 @@ class DeltaPassTest {
       t -> Optional.of("configmaps"));
   private final KubernetesSerialization serialization = new KubernetesSerialization();
   private final DeltaPass delta = new DeltaPass("c", new RecordExtractor(
-      o -> serialization.convertValue(o, JsonNode.class)), new RequestedProjections(),
+      o -> ClientJson.toTree(serialization, o)), new RequestedProjections(),
       LeaseSignals.FROM_LEASE_STATUS, new NamespaceScope(null, new TargetIndex(), ns -> true));
   private final TargetRuntime rt = new TargetRuntime(TargetRuntime.Definition.of(new TargetSpec(
       new TargetId("tenant", "t"), 1, "p", TargetScope.everything(), List.of(), false)));

@@ -165,7 +165,7 @@ public final class EngineCostBenchmark {
         }
       };
       reconciler = TargetReconciler.builder("bench", inputs, exporter, queue).view(view)
-          .toJson(obj -> serialization.convertValue(obj, JsonNode.class)).build();
+          .toJson(obj -> ClientJson.toTree(serialization, obj)).build();
       rt = new TargetRuntime(TargetRuntime.Definition.of(new TargetSpec(new TargetId("ns", "t"),
           1, "cm", TargetScope.everything(), List.of("null"), false)));
       queue.add(rt.id);

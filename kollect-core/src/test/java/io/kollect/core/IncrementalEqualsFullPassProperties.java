@@ -220,7 +220,7 @@ class IncrementalEqualsFullPassProperties {
           .view(view)
           .namespaceFilter(ns -> !ns.equals("filtered"))
           .toJson(obj -> {
-            JsonNode json = serialization.convertValue(obj, JsonNode.class);
+            JsonNode json = ClientJson.toTree(serialization, obj);
             if ("true".equals(obj.getMetadata().getLabels().get("broken"))) {
               // an object extraction refuses (as a corrupt Helm release would be)
               ((ObjectNode) json.get("metadata")).remove("name");

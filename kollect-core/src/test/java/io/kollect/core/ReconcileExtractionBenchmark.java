@@ -48,7 +48,7 @@ public class ReconcileExtractionBenchmark {
   private List<GenericKubernetesResource> cache;
   private TargetRecords warm;
   private final RecordExtractor extractor =
-      new RecordExtractor(obj -> serialization.convertValue(obj, JsonNode.class));
+      new RecordExtractor(obj -> ClientJson.toTree(serialization, obj));
   private int version;
 
   @Setup

@@ -77,7 +77,7 @@ public final class ShadowCostBenchmark {
             @Override
             public void close() {}
           },
-          obj -> f.serialization.convertValue(obj, JsonNode.class), ns -> true,
+          obj -> ClientJson.toTree(f.serialization, obj), ns -> true,
           TenantBoundary.off(), ExtractOptions.none(), Clock.systemUTC(), Shard.NONE),
           profile -> List.of(f.rt), Duration.ofHours(1));
       try {

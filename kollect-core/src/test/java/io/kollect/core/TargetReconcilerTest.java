@@ -170,7 +170,7 @@ class TargetReconcilerTest {
                 Duration.ofSeconds(1), 100, 100, RateLimiter.Ticker.SYSTEM),
                 RateLimiter.Ticker.SYSTEM))
         .view(new InventorySink("view"))
-        .toJson(obj -> serialization.convertValue(obj, JsonNode.class))
+        .toJson(obj -> ClientJson.toTree(serialization, obj))
         .projections(projections)
         .signals(new LeaseSignals() {
           @Override

@@ -30,7 +30,7 @@ class TargetRecordsTest {
   private int conversions;
   private final RecordExtractor extractor = new RecordExtractor(obj -> {
     conversions++;
-    return serialization.convertValue(obj, JsonNode.class);
+    return ClientJson.toTree(serialization, obj);
   });
 
   static CompiledProfile profile(String... fields) {

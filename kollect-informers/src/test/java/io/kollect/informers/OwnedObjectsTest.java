@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
-import io.fabric8.kubernetes.api.model.ListMeta;
+import io.fabric8.kubernetes.api.model.ListMetaBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
@@ -73,7 +73,7 @@ class OwnedObjectsTest {
   @Test
   void aListPageKeepsOnlyOwnedItemsAndItsContinueTokenAndVersion() {
     GenericKubernetesResourceList page = new GenericKubernetesResourceList();
-    page.setMetadata(new ListMeta("token", null, "42", null));
+    page.setMetadata(new ListMetaBuilder().withContinue("token").withResourceVersion("42").build());
     page.setItems(new ArrayList<>(List.of(object("mine-1", "1"), object("theirs", "2"),
         object("mine-2", "3"))));
     GenericKubernetesResourceList out = OwnedObjects.of(options(MINE), CONFIG_MAP).filter(page);

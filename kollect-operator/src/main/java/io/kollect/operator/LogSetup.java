@@ -35,8 +35,10 @@ public final class LogSetup {
   static final java.util.List<String> SENSITIVE_LOGGERS = java.util.List.of(
       "io.fabric8.kubernetes.client.http.HttpLoggingInterceptor",
       "io.netty.handler.logging.LoggingHandler",
-      "io.vertx.core.http.impl.Http1xClientConnection",
-      "io.vertx.core.net.impl.ConnectionBase");
+      // Vert.x 5 (fabric8 8.x's HTTP client) names of the connection classes
+      "io.vertx.core.http.impl.http1.Http1ClientConnection",
+      "io.vertx.core.net.impl.ConnectionBase",
+      "io.vertx.core.net.impl.VertxConnection");
 
   /** Turns the {@link #SENSITIVE_LOGGERS} off; also for embedders that configure logback. */
   static void capSensitiveLoggers(LoggerContext ctx) {

@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.core.ClientJson;
 import io.kollect.core.TargetId;
 import io.kollect.operator.cli.RunCommandIT;
 import io.kollect.operator.cluster.TestCluster;
@@ -207,7 +208,7 @@ public class OperatorIT {
   private static List<JsonNode> inventoryRecords() {
     return client.resources(KollectInventory.class).inNamespace(NS)
         .withLabel("kollect.io/target", "shop-deployments").list().getItems().stream()
-        .flatMap(i -> i.getSpec().records().stream()).toList();
+        .flatMap(i -> i.getSpec().records().stream()).map(ClientJson::fromClient).toList();
   }
 
   private static List<JsonNode> fileRecords() throws IOException {

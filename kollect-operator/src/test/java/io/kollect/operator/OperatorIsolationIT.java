@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.kollect.core.ClientJson;
 import io.kollect.operator.crd.KollectInventory;
 import io.kollect.operator.crd.KollectTarget;
 import io.kollect.operator.inventory.InventoryObjectSink;
@@ -75,7 +76,7 @@ class OperatorIsolationIT {
   private static List<JsonNode> inventory(String ns) {
     return api.client().resources(KollectInventory.class).inNamespace(ns)
         .withLabel(InventoryObjectSink.TARGET_LABEL, ns).list().getItems().stream()
-        .flatMap(i -> i.getSpec().records().stream()).toList();
+        .flatMap(i -> i.getSpec().records().stream()).map(ClientJson::fromClient).toList();
   }
 
   private static Condition condition(String ns, String type) {

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kollect.core.ClientJson;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +31,7 @@ final class Fixtures {
   static void installCrds(KubernetesClient client, List<JsonNode> crds) {
     for (JsonNode doc : crds) {
       CustomResourceDefinition crd =
-          client.getKubernetesSerialization().convertValue(doc, CustomResourceDefinition.class);
+          client.getKubernetesSerialization().unmarshal(doc.toString(), CustomResourceDefinition.class);
       client.apiextensions().v1().customResourceDefinitions().resource(crd).serverSideApply();
       client.apiextensions().v1().customResourceDefinitions()
           .withName(crd.getMetadata().getName())
@@ -78,8 +79,8 @@ final class Fixtures {
     HasMetadata created = client.resource(toResource(serialization, object)).create();
     JsonNode wantedStatus = object.path("status");
     if (!wantedStatus.isMissingNode()
-        && !wantedStatus.equals(serialization.convertValue(created, JsonNode.class).path("status"))) {
-      ObjectNode withStatus = serialization.convertValue(created, ObjectNode.class);
+        && !wantedStatus.equals(ClientJson.toTree(serialization, created).path("status"))) {
+      ObjectNode withStatus = (ObjectNode) ClientJson.toTree(serialization, created);
       withStatus.set("status", wantedStatus);
       created = client.resource(toResource(serialization, withStatus)).updateStatus();
     }
@@ -88,11 +89,12 @@ final class Fixtures {
 
   /** The fixture as the client's typed model where it has one, else a generic resource. */
   static HasMetadata toResource(KubernetesSerialization serialization, JsonNode object) {
-    KubernetesResource resource = serialization.convertValue(object, KubernetesResource.class);
+    // as text: the client reads with another Jackson line than these trees
+    KubernetesResource resource = serialization.unmarshal(object.toString(), KubernetesResource.class);
     if (resource instanceof HasMetadata typed) {
       return typed;
     }
-    return serialization.convertValue(object, GenericKubernetesResource.class);
+    return serialization.unmarshal(object.toString(), GenericKubernetesResource.class);
   }
 
   /** Applies a manifest (profile, target, sink) with server-side apply, as kubectl apply would. */

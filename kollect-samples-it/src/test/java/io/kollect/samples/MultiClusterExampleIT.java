@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kollect.core.ClientJson;
 import io.kollect.operator.http.BindAddress;
 import io.kollect.operator.http.InventoryAuth;
 import io.kollect.operator.KollectOperator;
@@ -150,7 +151,7 @@ class MultiClusterExampleIT {
       for (KollectInventory inv : management.admin().resources(KollectInventory.class)
           .inNamespace("platform").withLabel("kollect.io/target", "prod-deployments")
           .list().getItems()) {
-        records.addAll(inv.getSpec().records());
+        inv.getSpec().records().forEach(r -> records.add(ClientJson.fromClient(r)));
         objects.add(inv.getMetadata().getName() + " "
             + inv.getMetadata().getLabels().get("kollect.io/cluster"));
       }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.core.ClientJson;
 import io.kollect.core.KollectEngine;
 import io.kollect.core.TargetId;
 import io.kollect.core.TargetScope;
@@ -100,7 +101,7 @@ class ProjectionWideningIT {
     CompiledProfile compiled = ProfileCompiler.compile("b", spec);
     Map<String, Map<String, JsonNode>> out = new HashMap<>();
     for (ConfigMap cm : admin.configMaps().inNamespace("proj").list().getItems()) {
-      JsonNode json = admin.getKubernetesSerialization().convertValue(cm, JsonNode.class);
+      JsonNode json = ClientJson.toTree(admin.getKubernetesSerialization(), cm);
       compiled.extract(json, new RecordContext("it", "proj/b", Instant.now()))
           .ifPresent(r -> out.put(r.name(), r.fields()));
     }

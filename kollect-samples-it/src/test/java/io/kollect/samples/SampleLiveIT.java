@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.core.ClientJson;
 import io.kollect.operator.http.BindAddress;
 import io.kollect.operator.http.InventoryAuth;
 import io.kollect.operator.KollectOperator;
@@ -189,7 +190,7 @@ class SampleLiveIT {
         .inNamespace(Sample.NAMESPACE)
         .withLabel("kollect.io/target", sample.name())
         .list().getItems()) {
-      records.addAll(inv.getSpec().records());
+      inv.getSpec().records().forEach(r -> records.add(ClientJson.fromClient(r)));
     }
     return records;
   }
@@ -203,7 +204,7 @@ class SampleLiveIT {
         .get();
     assertThat(live).as("%s %s exists", fixture.path("kind"), fixture.path("metadata").path("name"))
         .isNotNull();
-    return client.getKubernetesSerialization().convertValue(live, JsonNode.class);
+    return ClientJson.toTree(client.getKubernetesSerialization(), live);
   }
 
   /** Every value in {@code expected} is in {@code actual} at the same place. */

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory;
+import io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory;
 import io.kollect.operator.KubeClients;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A fabric8 client built the default way brings its own Vert.x instance (event loops, a
  * worker pool, timers) and its own executor for informer callbacks; closing the client closes
  * them. Fifty clusters would be fifty of each. Here every client shares one Vert.x instance
- * (given to fabric8's {@link VertxHttpClientFactory}, which then never closes it with a client)
+ * (given to fabric8's {@link Vertx5HttpClientFactory}, which then never closes it with a client)
  * and one cached executor whose idle threads end after a minute, so an idle cluster costs no
  * thread of its own; they also share one {@link KubernetesSerialization} (an object mapper with
  * the model's type registry, which a default client builds for itself). {@link #close} ends both, after the clients are closed.
@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class RemoteClients implements AutoCloseable {
 
   private final Vertx vertx;
-  private final VertxHttpClientFactory factory;
+  private final Vertx5HttpClientFactory factory;
   private final ExecutorService executor;
   /** One object mapper (with the model's type registry) for every client: it is not small. */
   private final KubernetesSerialization serialization = new KubernetesSerialization();
@@ -45,7 +45,7 @@ public final class RemoteClients implements AutoCloseable {
     this.qps = qps;
     this.burst = burst;
     this.vertx = newVertx();
-    this.factory = new VertxHttpClientFactory(vertx);
+    this.factory = new Vertx5HttpClientFactory(vertx);
     AtomicInteger n = new AtomicInteger();
     this.executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
         new SynchronousQueue<>(), r -> {

@@ -1,18 +1,23 @@
 package io.kollect.operator.crd;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kollect.core.ClientJson;
 import io.kollect.operator.targets.ReconcileRequests;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,8 +52,26 @@ import org.slf4j.LoggerFactory;
 public final class KindWatch<T extends HasMetadata> implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(KindWatch.class);
+  /**
+   * Checks a spec field by field before the client reads it, for messages that name the field.
+   * Free-form JSON fields of the CRD classes are the client's own tree type (another Jackson
+   * line): read here as this mapper's tree and copied.
+   */
   private static final ObjectMapper STRICT = new ObjectMapper()
-      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .registerModule(new SimpleModule().addDeserializer(tools.jackson.databind.JsonNode.class,
+          new StdDeserializer<>(tools.jackson.databind.JsonNode.class) {
+            @Override
+            public tools.jackson.databind.JsonNode deserialize(JsonParser p,
+                DeserializationContext ctxt) throws java.io.IOException {
+              return ClientJson.toClient(p.readValueAsTree());
+            }
+
+            @Override
+            public tools.jackson.databind.JsonNode getNullValue(DeserializationContext ctxt) {
+              return tools.jackson.databind.node.JsonNodeFactory.instance.nullNode();
+            }
+          }));
 
   /** What happens to objects of the kind. */
   public interface Handler<T> {

@@ -1,7 +1,6 @@
 package io.kollect.operator.inventory;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kollect.core.ClientJson;
 import io.kollect.core.TargetId;
 import io.kollect.extract.Op;
 import io.kollect.extract.Record;
@@ -19,6 +18,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The desired inventory of one target and how writing it is going: the records the exporter
@@ -86,7 +87,8 @@ final class TargetInventory {
           deletedBeforeLoad.add(key);
         }
       } else {
-        ObjectNode json = Records.toTree(r);
+        // the client's own tree: the client writes it into KollectInventory objects as it is
+        ObjectNode json = (ObjectNode) ClientJson.toClient(Records.toTree(r));
         int bytes = size(json);
         if (bytes > maxRecordBytes) {
           records.remove(key);

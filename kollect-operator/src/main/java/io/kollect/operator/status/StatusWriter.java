@@ -78,6 +78,8 @@ public final class StatusWriter {
   private record Written(JsonNode status, String fromVersion) {}
 
   private final Api api;
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
   private final KubernetesSerialization serialization;
   private final Executor executor;
   private final Map<String, Written> written = new ConcurrentHashMap<>();
@@ -225,7 +227,7 @@ public final class StatusWriter {
     partial.setMetadata(new ObjectMetaBuilder().withName(cached.getMetadata().getName())
         .withNamespace(cached.getMetadata().getNamespace()).build());
     partial.setAdditionalProperty("status",
-        Map.of(list, List.of(serialization.convertValue(desired, Map.class))));
+        Map.of(list, List.of(asMap(desired))));
     try {
       GenericKubernetesResource after = api.applyStatus(partial, fieldManager);
       written.put(key, new Written(desired, version));
@@ -288,17 +290,32 @@ public final class StatusWriter {
         copy.setAdditionalProperty(k, v);
       }
     });
-    copy.setAdditionalProperty("status", serialization.convertValue(status, Map.class));
+    copy.setAdditionalProperty("status", asMap(status));
     return copy;
+  }
+
+  /**
+   * A status tree as plain maps and lists, the form the client writes faithfully (it speaks
+   * another Jackson line than these trees: given a tree it would write the tree's getters).
+   */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> asMap(JsonNode status) {
+    return JSON.convertValue(status, Map.class);
   }
 
   /** The status as the API server would store it: JSON without nulls, numbers read back alike. */
   private JsonNode normalise(Object status) {
     if (status == null) {
-      return serialization.convertValue(Map.of(), JsonNode.class);
+      return JSON.createObjectNode();
     }
-    String json = serialization.asJson(status);
-    return withoutNulls(serialization.unmarshal(json, JsonNode.class));
+    // through text, so numbers come back as from the API server (5 is an int, whatever the field);
+    // a tree is written by its own Jackson line (the client would write its getters)
+    String json = status instanceof JsonNode tree ? tree.toString() : serialization.asJson(status);
+    try {
+      return withoutNulls(JSON.readTree(json));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("the client wrote unreadable JSON", e);
+    }
   }
 
   private static JsonNode withoutNulls(JsonNode node) {

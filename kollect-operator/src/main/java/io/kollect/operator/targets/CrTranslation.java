@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kollect.core.ClientJson;
 import io.kollect.core.SkippedScope;
 import io.kollect.core.TargetId;
 import io.kollect.core.TargetScope;
@@ -37,6 +39,9 @@ public final class CrTranslation {
   private static final ObjectMapper LENIENT =
       new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
+  /** The client's serialization of custom resources (its own Jackson line), for reading specs. */
+  private static final KubernetesSerialization CLIENT_JSON = new KubernetesSerialization();
+
   private CrTranslation() {}
 
   public static ObjectMapper lenient() {
@@ -58,7 +63,8 @@ public final class CrTranslation {
     if (profile.getSpec() == null) {
       throw new IllegalArgumentException("spec: is missing");
     }
-    return MAPPER.convertValue(profile.getSpec(), ProfileSpec.class);
+    // written by the client first: a field's default is the client's JSON tree
+    return MAPPER.convertValue(ClientJson.toTree(CLIENT_JSON, profile.getSpec()), ProfileSpec.class);
   }
 
   /**

@@ -51,6 +51,29 @@ class GeneratedCrdsTest {
   }
 
   /**
+   * A field rule's {@code default} and a KollectInventory's {@code records} hold any JSON: their
+   * schema must keep every value (no properties, no type), or the API server prunes records to
+   * nothing and rejects a scalar default. A tree type the generator does not know (the other
+   * Jackson line's) comes out as a bean of its getters.
+   */
+  @Test
+  void freeFormJsonFieldsKeepEveryValue() throws IOException {
+    Path deployed = Path.of(System.getProperty("kollect.crds.dir", "../deploy/crds"));
+    var yaml = new com.fasterxml.jackson.databind.ObjectMapper(
+        new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    var profile = yaml.readTree(deployed.resolve("kollectprofiles.kollect.io-v1.yml").toFile())
+        .at("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/resources/items"
+            + "/properties/fields/items/properties/default");
+    var records = yaml.readTree(deployed.resolve("kollectinventories.kollect.io-v1.yml").toFile())
+        .at("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/records/items");
+    for (var schema : java.util.List.of(profile, records)) {
+      assertThat(schema.path("x-kubernetes-preserve-unknown-fields").asBoolean()).isTrue();
+      assertThat(schema.has("properties")).isFalse();
+      assertThat(schema.has("type")).isFalse();
+    }
+  }
+
+  /**
    * Per-shard status: each shard server-side applies only its own {@code status.shards[]} entry;
    * the shipped CRD must make the list a map keyed by {@code index}, or one shard's apply would
    * replace the other shards' entries.

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kollect.core.ClientJson;
 import io.kollect.core.TargetId;
 import io.kollect.extract.GroupVersionKind;
 import io.kollect.extract.Op;
@@ -32,7 +33,9 @@ public class InventoryObjectSinkTest {
 
   private static List<KollectInventorySpec> split(TreeMap<String, ObjectNode> state, int limit) {
     return TargetInventory.split("t", state.entrySet().stream()
-        .map(e -> new TargetInventory.Sized(e.getKey(), e.getValue(), TargetInventory.size(e.getValue())))
+        .map(e -> (tools.jackson.databind.node.ObjectNode) ClientJson.toClient(e.getValue()))
+        .map(json -> new TargetInventory.Sized(Records.fromJson(json.toString()).key(), json,
+            TargetInventory.size(json)))
         .toList(), limit);
   }
 
@@ -56,7 +59,7 @@ public class InventoryObjectSinkTest {
       long bytes = p.records().stream()
           .mapToLong(n -> n.toString().getBytes(StandardCharsets.UTF_8).length + 1).sum();
       assertThat(bytes).isLessThanOrEqualTo(10_000);
-      for (JsonNode n : p.records()) {
+      for (tools.jackson.databind.JsonNode n : p.records()) {
         assertThat(n.get("name").asText()).isGreaterThan(previous);
         previous = n.get("name").asText();
       }

@@ -3,6 +3,7 @@ package io.kollect.operator.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kollect.core.ClientJson;
 import io.kollect.core.TargetId;
 import io.kollect.extract.Record;
 import io.kollect.extract.Records;
@@ -110,7 +111,7 @@ class TargetInventoryTest {
   }
 
   private static TargetInventory.Sized sized(Record r) {
-    var json = Records.toTree(r);
+    var json = (tools.jackson.databind.node.ObjectNode) ClientJson.toClient(Records.toTree(r));
     return new TargetInventory.Sized(r.key(), json, TargetInventory.size(json));
   }
 
@@ -123,9 +124,9 @@ class TargetInventoryTest {
   @Test
   void readingBackInventoryObjectsDropsTheRecordsOfObjectsTheShardNoLongerOwns() {
     TargetInventory inv = new TargetInventory(new TargetId("ns", "t"), 10_000, 5_000);
-    List<JsonNode> records = List.of(
-        Records.toTree(InventoryObjectSinkTest.rec("kept", 10)),
-        Records.toTree(InventoryObjectSinkTest.rec("moved", 10)));
+    List<tools.jackson.databind.JsonNode> records = List.of(
+        ClientJson.toClient(Records.toTree(InventoryObjectSinkTest.rec("kept", 10))),
+        ClientJson.toClient(Records.toTree(InventoryObjectSinkTest.rec("moved", 10))));
     inv.load(List.of(new KollectInventorySpec("t", 0, 1, 2, records)),
         r -> !r.name().equals("moved"));
     assertThat(inv.snapshot().records()).extracting(r -> r.json().get("name").asText())
