@@ -28,7 +28,7 @@ class GeneratedCrdsTest {
           .as("the test must compare two different files")
           .isNotEqualTo(generated.toAbsolutePath().normalize());
       assertThat(Files.readString(deployed.resolve(file)))
-          .as("deploy/crds/%s is stale: run ./mvnw -pl kollect-operator -am process-classes "
+          .as("deploy/crds/%s is stale: run ./mvnw -pl kollect-operator -am package -DskipTests "
               + "-Dkollect.crds.update=true and commit it", file)
           .isEqualTo(Files.readString(generated));
     }
