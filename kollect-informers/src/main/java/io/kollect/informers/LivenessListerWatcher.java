@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
 import java.net.MalformedURLException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Kollect's list and watch for one informer, in place of the one fabric8's {@code Informable}
@@ -25,7 +26,9 @@ import java.util.concurrent.CompletableFuture;
  * silent HTTP/1.1 request resets and closes its connection at once, while closing a WebSocket
  * waits for a close handshake the dead peer never answers. They go through a client derived from
  * the operation's HTTP client (same connection pool, same authentication interceptors) that
- * carries the liveness interceptor.
+ * carries the liveness interceptor. A watch the server ended at its timeout is re-opened at once,
+ * as client-go's reflector does, not after fabric8's reconnect interval
+ * ({@link WatchLiveness#reopenAtOnce}).
  */
 final class LivenessListerWatcher
     implements ListerWatcher<GenericKubernetesResource, GenericKubernetesResourceList> {
@@ -96,12 +99,21 @@ final class LivenessListerWatcher
     try {
       // the manager re-opens each ended request from the last resourceVersion it saw, with the
       // same options; fabric8's Reflector relists only on 410 Gone
+      WatchLiveness rule = liveness;
       WatchHTTPManager<GenericKubernetesResource, GenericKubernetesResourceList> watch =
           new WatchHTTPManager<>(watchClient, operation, options,
               // liveness sees every event (a shard's quiet watch is not a dead one); the
               // reflector only the owned objects'
               liveness.observe(owned == null ? watcher : owned.watcher(watcher)),
-              config.getWatchReconnectInterval(), config.getWatchReconnectLimit());
+              config.getWatchReconnectInterval(), config.getWatchReconnectLimit()) {
+            @Override
+            protected CompletableFuture<Void> schedule(Runnable command, long delay,
+                TimeUnit unit) {
+              // fabric8 schedules its re-opens (and its fail-safe after a close) here; a watch
+              // the server ended on schedule is re-opened at once (see reopenAtOnce)
+              return super.schedule(command, rule.reopenAtOnce() ? 0 : delay, unit);
+            }
+          };
       liveness.watching(watch);
       return CompletableFuture.completedFuture(watch);
     } catch (MalformedURLException e) {

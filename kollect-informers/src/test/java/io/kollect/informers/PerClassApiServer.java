@@ -149,6 +149,15 @@ final class PerClassApiServer implements BeforeAllCallback, AfterAllCallback {
         .stream().map(e -> e.path("requestURI").asText()).toList();
   }
 
+  /** When each request with {@code verb} on {@code resource} in {@code namespace} arrived. */
+  List<java.time.Instant> requestTimes(String verb, String resource, String namespace) {
+    return audit(e -> verb.equals(e.path("verb").asText())
+        && resource.equals(e.path("objectRef").path("resource").asText())
+        && namespace.equals(e.path("objectRef").path("namespace").asText()))
+        .stream().map(e -> java.time.Instant.parse(e.path("requestReceivedTimestamp").asText()))
+        .toList();
+  }
+
   /** The matching audit events, one line each, for failure messages. */
   String describe(String verb, String resource) {
     StringBuilder out = new StringBuilder();

@@ -135,4 +135,94 @@ class WatchLivenessTest {
     liveness.listed();
     assertThat(liveness.failureCode()).isZero();
   }
+
+  /** An answered watch response (status 200) whose body ends when the test completes it. */
+  private static io.fabric8.kubernetes.client.http.HttpResponse<io.fabric8.kubernetes.client.http.AsyncBody>
+      answered(java.util.concurrent.CompletableFuture<Void> done) {
+    io.fabric8.kubernetes.client.http.AsyncBody body = new io.fabric8.kubernetes.client.http.AsyncBody() {
+      @Override
+      public void consume() {}
+
+      @Override
+      public java.util.concurrent.CompletableFuture<Void> done() {
+        return done;
+      }
+
+      @Override
+      public void cancel() {
+        done.cancel(false);
+      }
+    };
+    return new io.fabric8.kubernetes.client.http.HttpResponse<>() {
+      @Override
+      public int code() {
+        return 200;
+      }
+
+      @Override
+      public io.fabric8.kubernetes.client.http.AsyncBody body() {
+        return body;
+      }
+
+      @Override
+      public io.fabric8.kubernetes.client.http.HttpRequest request() {
+        return null;
+      }
+
+      @Override
+      public java.util.Optional<io.fabric8.kubernetes.client.http.HttpResponse<?>> previousResponse() {
+        return java.util.Optional.empty();
+      }
+
+      @Override
+      public List<String> headers(String key) {
+        return List.of();
+      }
+
+      @Override
+      public java.util.Map<String, List<String>> headers() {
+        return java.util.Map.of();
+      }
+    };
+  }
+
+  /** Starts a watch request, answers it, lets it run {@code lived}, ends it with {@code end}. */
+  private boolean reopenAtOnceAfter(Duration lived, Throwable end) {
+    liveness.before(new StandardHttpRequest.Builder(), null, null);
+    var done = new java.util.concurrent.CompletableFuture<Void>();
+    liveness.after(null, answered(done), null);
+    clock.now = clock.now.plus(lived);
+    boolean before = liveness.reopenAtOnce();
+    if (end == null) {
+      done.complete(null);
+    } else if (end instanceof java.util.concurrent.CancellationException) {
+      done.cancel(false);
+    } else {
+      done.completeExceptionally(end);
+    }
+    assertThat(before).as("a request still streaming is not re-opened").isFalse();
+    return liveness.reopenAtOnce();
+  }
+
+  @Test
+  void aWatchTheServerEndedIsReopenedAtOnceAndEveryOtherEndKeepsTheBackoff() {
+    // the server ended the response at the end of its window, or earlier but after a second
+    assertThat(reopenAtOnceAfter(Duration.ofSeconds(60), null)).isTrue();
+    assertThat(reopenAtOnceAfter(Duration.ofSeconds(5), null)).isTrue();
+    // ... also when the client reports the connection the server closed with it as a failure
+    assertThat(reopenAtOnceAfter(Duration.ofSeconds(60),
+        new IOException("Connection was closed") {})).isTrue();
+    // a server that ends watches at once is not asked faster than fabric8's interval
+    assertThat(reopenAtOnceAfter(Duration.ofMillis(999), null)).isFalse();
+    // failures, give-ups and the client's own closes keep fabric8's backoff
+    assertThat(reopenAtOnceAfter(Duration.ofSeconds(30),
+        new IOException("Connection reset") {})).isFalse();
+    assertThat(reopenAtOnceAfter(Duration.ofSeconds(72), new TimeoutException("idle"))).isFalse();
+    assertThat(reopenAtOnceAfter(Duration.ofSeconds(60),
+        new java.util.concurrent.CancellationException())).isFalse();
+    // a request that was never answered (refused, failed) keeps it too
+    liveness.before(new StandardHttpRequest.Builder(), null, null);
+    liveness.afterConnectionFailure(null, new ConnectException("Connection refused"));
+    assertThat(liveness.reopenAtOnce()).isFalse();
+  }
 }
