@@ -69,24 +69,47 @@ final class ExportKey {
         && resource.group().equals(k.resource.group());
   }
 
-  /** The hash code of {@link #toString()}, computed without building it. */
+  /**
+   * The hash code of {@link #toString()}, computed without building it: from each part's own
+   * (cached) {@link String#hashCode()}, since the hash of {@code a + b} is
+   * {@code hash(a) * 31^len(b) + hash(b)}. The exporter asks it several times per record, so
+   * re-reading every character was ~4 % of a first inventory's CPU.
+   */
   @Override
   public int hashCode() {
     if (resource == null) {
       return name.hashCode();
     }
-    int h = 0;
-    h = hash(h, resource.group()) * 31 + '/';
-    h = hash(h, resource.kind()) * 31 + '/';
-    h = hash(h, namespace) * 31 + '/';
-    return hash(h, name);
+    int h = resource.group().hashCode();
+    h = append(h, resource.kind());
+    h = append(h, namespace);
+    return append(h, name);
   }
 
-  private static int hash(int h, String s) {
-    for (int i = 0; i < s.length(); i++) {
-      h = 31 * h + s.charAt(i);
+  /** The hash of {@code text + "/" + s} given {@code h}, the hash of {@code text}. */
+  private static int append(int h, String s) {
+    return (h * 31 + '/') * pow31(s.length()) + s.hashCode();
+  }
+
+  /** Powers of 31 (int arithmetic, as String's hash) up to Kubernetes' longest name, 253. */
+  private static final int[] POW31 = new int[254];
+
+  static {
+    POW31[0] = 1;
+    for (int i = 1; i < POW31.length; i++) {
+      POW31[i] = POW31[i - 1] * 31;
     }
-    return h;
+  }
+
+  private static int pow31(int n) {
+    if (n < POW31.length) {
+      return POW31[n];
+    }
+    int p = POW31[POW31.length - 1];
+    for (int i = POW31.length - 1; i < n; i++) {
+      p *= 31;
+    }
+    return p;
   }
 
   /** The key as {@link Record#key()} writes it: what checkpoints, logs and rejections show. */

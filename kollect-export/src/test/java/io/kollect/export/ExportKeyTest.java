@@ -56,4 +56,17 @@ class ExportKeyTest {
     assertThat(odd).isEqualTo(ExportKey.parse("a/b")).hasSameHashCodeAs("a/b")
         .isNotEqualTo(ExportKey.parse("a/b/c/d"));
   }
+
+  @Test
+  void theHashIsThatOfTheTextForEmptyPartsAndForNamesLongerThanKubernetesAllows() {
+    String longName = "n".repeat(300);
+    for (Record r : new Record[] {
+        record(new GroupVersionKind("", "v1", "Namespace"), null, "ns"),
+        record(new GroupVersionKind("", "v1", "ConfigMap"), "", ""),
+        record(new GroupVersionKind("apps", "v1", "Deployment"), "team-a", longName),
+        record(new GroupVersionKind("x".repeat(253), "v1", "K"), "é-ns", "ünïcode")}) {
+      assertThat(ExportKey.of(r).hashCode()).as(r.key()).isEqualTo(r.key().hashCode());
+      assertThat(ExportKey.parse(r.key()).hashCode()).as(r.key()).isEqualTo(r.key().hashCode());
+    }
+  }
 }
