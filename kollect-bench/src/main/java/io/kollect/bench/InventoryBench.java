@@ -184,12 +184,15 @@ final class InventoryBench {
         : List.of();
     java.time.Instant[] changeWindow = new java.time.Instant[2];
     java.time.Instant[] inventoryWindow = {java.time.Instant.now(), null};
+    Map<String, Double> cpuBefore = ProcessCpu.now();
     try (OperatorChild op = launcher.start(runName, cluster.kubeconfig(),
             (line, now) -> stdoutLine(stdout, line, now), runJvm);
         FileTail tail = file == null ? null : FileTail.start(filePath, file)) {
       MemorySampler sampler = MemorySampler.start(op, SAMPLE_EVERY, false);
       boolean complete = awaitAll(op, channels);
       inventoryWindow[1] = java.time.Instant.now();
+      // the operator's CPU is read while it still runs: once exited it is no descendant
+      out.put("inventoryCpuSecondsByProcess", ProcessCpu.between(cpuBefore, ProcessCpu.now()));
       sampler.stop();
       out.putAll(inventoryFigures(op, channels, complete, sampler));
       System.err.printf("  inventory: %s%n", out);

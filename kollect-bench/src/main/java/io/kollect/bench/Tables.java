@@ -59,6 +59,10 @@ final class Tables {
           }
           return "–";
         }));
+    t.row("CPU s from operator start to every record, by process", "", "",
+        each(results, r -> map(r.get("run")).get("inventoryCpuSecondsByProcess") instanceof Map<?, ?> m
+            ? m.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                .collect(java.util.stream.Collectors.joining(", ")) : "–"));
     t.row("records delivered, http / stdout", "all", "none at 50k (OOM)",
         each(results, r -> map(r.get("run")).get("httpDelivered") + " / " + map(r.get("run")).get("stdoutDelivered")));
     t.row("died (OutOfMemoryError / exit code)", "no", "OOM at 50k (shipped JVM)",
