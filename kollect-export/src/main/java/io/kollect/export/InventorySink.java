@@ -35,11 +35,19 @@ public final class InventorySink implements Sink, InventoryView {
           r.namespace() == null ? "" : r.namespace(), r.name());
     }
 
-    /** The order of {@code group/kind/namespace/name} as one string, without building it. */
+    /**
+     * The order of {@code group/kind/namespace/name} as one string, without building it. Leading
+     * segments that are equal (mostly the same instances: one type, one namespace) and their
+     * separators are a common prefix of both strings, so the walk starts at the first that is not.
+     */
     static final Comparator<ViewKey> ORDER = (a, b) -> {
-      int sa = 0;
+      int first = 0;
+      while (first < 3 && a.segment(first).equals(b.segment(first))) {
+        first++;
+      }
+      int sa = first;
       int ia = 0;
-      int sb = 0;
+      int sb = first;
       int ib = 0;
       while (true) {
         int ca = a.charAt(sa, ia);

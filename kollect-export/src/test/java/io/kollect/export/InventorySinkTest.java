@@ -60,4 +60,25 @@ class InventorySinkTest {
     assertThat(inv.query(new InventoryQuery(null, null, null, null, null, "north"))).isEmpty();
     assertThat(inv.query(InventoryQuery.all())).hasSize(3);
   }
+
+  @Test
+  void recordsAreOrderedAsTheirJoinedKeysAlsoWhenOneSegmentIsAPrefixOfAnother() {
+    InventorySink inv = new InventorySink("inv");
+    List<Record> records = new java.util.ArrayList<>();
+    for (String group : List.of("", "a", "ab", "a.b")) {
+      for (String kind : List.of("K", "KK", "K-")) {
+        for (String ns : List.of("", "n", "n1", "n-")) {
+          for (String name : List.of("x", "x0", "x/", "-")) {
+            records.add(new Record(Op.UPSERT, "c1", "t", "p", new GroupVersionKind(group, "v1",
+                kind), ns.isEmpty() ? null : ns, name, "u", "1", Instant.EPOCH, "h", Map.of(),
+                Map.of(), Map.of()));
+          }
+        }
+      }
+    }
+    java.util.Collections.shuffle(records, new java.util.Random(7));
+    inv.write(records);
+    assertThat(inv.query(InventoryQuery.all())).extracting(Record::key)
+        .containsExactlyElementsOf(records.stream().map(Record::key).sorted().toList());
+  }
 }
