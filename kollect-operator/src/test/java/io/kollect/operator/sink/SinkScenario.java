@@ -3,6 +3,7 @@ package io.kollect.operator.sink;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.export.kafka.KafkaSinkConfig;
+import io.kollect.export.otlp.OtlpSinkConfig;
 import io.kollect.operator.PerClassCluster;
 import io.kollect.operator.ReconcileSettings;
 import io.kollect.operator.TestOperator;
@@ -64,8 +65,9 @@ final class SinkScenario implements BeforeAllCallback, AfterAllCallback {
 
   /**
    * For the whole class, a failing sink is retried at most a second apart (shipped: a delay that
-   * grows to 2 min) and a kafka sink asks its credentials again every second (shipped: 10 s): a
-   * recovery step then waits for the recovery, not for a delay grown over the failures before it.
+   * grows to 2 min) and kafka and otlp sinks ask their credentials again every second (shipped:
+   * 10 s): a recovery or rotation step then waits for what it tests, not for a delay grown over
+   * the failures before it or for the next check.
    */
   SinkScenario retriedEverySecond() {
     retriedEverySecond = true;
@@ -134,6 +136,7 @@ final class SinkScenario implements BeforeAllCallback, AfterAllCallback {
     if (retriedEverySecond) {
       SinkTranslation.maxBackoff = Optional.of(Duration.ofSeconds(1));
       SinkTranslation.kafkaCredentialsCheckInterval = Duration.ofSeconds(1);
+      OtlpSinkTranslation.credentialsCheckInterval = Duration.ofSeconds(1);
     }
     api.beforeAll(context);
   }
@@ -165,6 +168,8 @@ final class SinkScenario implements BeforeAllCallback, AfterAllCallback {
         SinkTranslation.maxBackoff = Optional.empty();
         SinkTranslation.kafkaCredentialsCheckInterval =
             KafkaSinkConfig.DEFAULT_CREDENTIALS_CHECK_INTERVAL;
+        OtlpSinkTranslation.credentialsCheckInterval =
+            OtlpSinkConfig.DEFAULT_CREDENTIALS_CHECK_INTERVAL;
       }
     }
     if (failed != null) {
