@@ -136,6 +136,9 @@ public class OperatorIT {
         .resyncPeriod(Duration.ofHours(1)).metricsAddress(BindAddress.loopback(0))
         .probeAddress(BindAddress.loopback(0)).inventoryAuth(InventoryAuth.token(TOKEN))
         .operatorNamespace("kollect-system")
+        // conditions are awaited, not the clock: written every 500 ms, not every 10 s as shipped,
+        // so that a degraded or recovered state does not wait out the interval
+        .statusWriteInterval(Duration.ofMillis(500))
         // not a tenancy test: the platform trusts the namespace of its targets
         .tenancy("default", Set.of("kollect-system", NS)).build();
     operator = new KollectOperator(operatorClient, config);

@@ -20,6 +20,14 @@ import java.util.function.Supplier;
  */
 final class OtlpSinkTranslation {
 
+  /**
+   * How often the otlp sinks built from now on ask their header and TLS suppliers again: the
+   * library's default, unless an integration test of this package shortens it to see a rotation
+   * in seconds (and restores it).
+   */
+  static volatile Duration credentialsCheckInterval =
+      OtlpSinkConfig.DEFAULT_CREDENTIALS_CHECK_INTERVAL;
+
   private final SecretValues secrets;
 
   OtlpSinkTranslation(SecretValues secrets) {
@@ -58,7 +66,8 @@ final class OtlpSinkTranslation {
         .endpoint(endpoint)
         .protocol(protocol)
         .tls(tls)
-        .reportInterval(heartbeat);
+        .reportInterval(heartbeat)
+        .credentialsCheckInterval(credentialsCheckInterval);
     if (o.timeout() != null) {
       config.timeout(SinkTranslation.duration("spec.otlp.timeout", o.timeout()));
     }

@@ -34,6 +34,12 @@ final class PostgresSinkTranslation {
   /** As {@link #maintenanceInterval}, for how often credentials are asked again. */
   static volatile Duration credentialsCheckInterval =
       PostgresSinkConfig.DEFAULT_CREDENTIALS_CHECK_INTERVAL;
+  /**
+   * As {@link #maintenanceInterval}, for how long a connection is waited for: a refused, failed
+   * or unauthenticated connection is retried by the pool until then, so a test of a sink that
+   * cannot connect waits it out before the condition says why.
+   */
+  static volatile Duration connectTimeout = PostgresSinkConfig.DEFAULT_CONNECT_TIMEOUT;
 
   private final SecretValues secrets;
   private final KubernetesClient client;
@@ -75,7 +81,8 @@ final class PostgresSinkTranslation {
         .credentials(username, password)
         .writerIdentity(writerIdentity())
         .maintenanceInterval(maintenanceInterval)
-        .credentialsCheckInterval(credentialsCheckInterval);
+        .credentialsCheckInterval(credentialsCheckInterval)
+        .connectTimeout(connectTimeout);
     if (spec.schema() != null) {
       config.schema(spec.schema());
     }

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -81,6 +82,21 @@ public final class SinkTranslation {
       "batch.size", 1L << 20,
       "buffer.memory", 64L << 20,
       "max.request.size", 16L << 20);
+
+  /**
+   * The longest retry delay of the sinks built from now on: empty for each sink type's own (2 min,
+   * {@link SinkOptions#defaults()}), unless an integration test of this package shortens it so
+   * that a recovery it waits for is not bounded by a delay grown over many failures (and restores
+   * it). Not a user setting: a KollectSink has no field for it.
+   */
+  static volatile Optional<Duration> maxBackoff = Optional.empty();
+  /**
+   * How often the kafka sinks built from now on ask their credentials again: the library's
+   * default, unless an integration test of this package shortens it to see a rotation in seconds
+   * (and restores it).
+   */
+  static volatile Duration kafkaCredentialsCheckInterval =
+      KafkaSinkConfig.DEFAULT_CREDENTIALS_CHECK_INTERVAL;
 
   private final SecretValues secrets;
   private final WebhookTranslation webhooks;
@@ -151,6 +167,12 @@ public final class SinkTranslation {
     if (spec.heartbeatInterval() != null) {
       options = options.withHeartbeatInterval(
           duration("spec.heartbeatInterval", spec.heartbeatInterval()));
+    }
+    Optional<Duration> cap = maxBackoff;
+    if (cap.isPresent() && cap.get().compareTo(options.maxBackoff()) < 0) {
+      Duration max = cap.get();
+      Duration initial = options.initialBackoff();
+      options = options.withBackoff(initial.compareTo(max) < 0 ? initial : max, max);
     }
     return options;
   }
@@ -268,6 +290,7 @@ public final class SinkTranslation {
     KafkaSinkConfig.Builder config = KafkaSinkConfig.builder()
         .bootstrapServers(k.bootstrapServers())
         .topic(k.topic())
+        .credentialsCheckInterval(kafkaCredentialsCheckInterval)
         .deletes(switch (k.deletes() == null ? KollectSinkSpec.Deletes.TOMBSTONE : k.deletes()) {
           case TOMBSTONE -> KafkaSinkConfig.Deletes.TOMBSTONE;
           case RECORD -> KafkaSinkConfig.Deletes.RECORD;

@@ -43,9 +43,11 @@ class KafkaSinkSaslOperatorIT {
 
   private static final String NS = "sasl";
 
-  // The operator reads a Secret at most every 30 s; the rotation step should not wait for that.
+  // The operator reads a Secret at most every 30 s, a kafka sink asks for its credentials at most
+  // every 10 s and retries up to 2 min apart: the rotation step should not wait for any of these.
   @RegisterExtension
-  static final SinkScenario scenario = SinkScenario.in(NS).secretsReadEverySecond();
+  static final SinkScenario scenario =
+      SinkScenario.in(NS).secretsReadEverySecond().retriedEverySecond();
 
   private static TestCluster cluster;
   private static KubernetesClient client;
@@ -180,9 +182,9 @@ class KafkaSinkSaslOperatorIT {
       s.setData(Map.of("username", base64("kollect"), "password", base64("n3w")));
       return s;
     });
-    // the next retry asks the sink's suppliers again (its check interval, 10 s, is shorter than
-    // the backoff the failures reached) and they read the Secret again (TTL 1 s here): bounded by
-    // the exporter's longest backoff (2 min) plus that
+    // the next retry (at most 1 s apart here) asks the sink's suppliers again (at most every
+    // second here) and they read the Secret again (TTL 1 s here): a few seconds, the bound is
+    // for a loaded machine
     await().atMost(Duration.ofSeconds(180)).untilAsserted(() -> {
       assertThat(TopicContent.fold(broker.bootstrapServers(), "inventory-sasl"))
           .containsKey(cm2);

@@ -43,9 +43,12 @@ class OtlpSinkOperatorIT {
   private static final String NS = "obs";
   private static final Duration WAIT = Duration.ofSeconds(60);
 
-  // the operator reads a Secret at most every 30 s; the key rotation should not wait for that
+  // the operator reads a Secret at most every 30 s, an otlp sink asks for its headers at most
+  // every 10 s and retries up to 2 min apart: the key rotation and the outage should not wait
+  // for any of these
   @RegisterExtension
-  static final SinkScenario scenario = SinkScenario.in(NS).secretsReadEverySecond();
+  static final SinkScenario scenario =
+      SinkScenario.in(NS).secretsReadEverySecond().retriedEverySecond();
 
   private static TestCluster cluster;
   private static KubernetesClient client;
@@ -281,8 +284,8 @@ class OtlpSinkOperatorIT {
 
   /**
    * The API key is rotated in its Secret: the same sink (no change of the KollectSink, no restart)
-   * sends the new one once it asked its header supplier again (at most every 10 s) and the Secret
-   * was read again (at most every second here). A ConfigMap is changed every 2 s until a request
+   * sends the new one once it asked its header supplier again (at most every 10 s, every second
+   * here) and the Secret was read again (at most every second here). A ConfigMap is changed every 2 s until a request
    * carries the new key.
    */
   @Test

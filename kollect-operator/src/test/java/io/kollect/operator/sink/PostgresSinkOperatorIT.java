@@ -55,9 +55,11 @@ class PostgresSinkOperatorIT {
   private static final Duration CONVERGE = Duration.ofSeconds(60);
 
   private static final TestCertificateAuthority CA = TestCertificateAuthority.create("pg-ca");
-  // Secrets are looked at every second, not every 30 s
+  // Secrets are looked at every second, not every 30 s; a database back up is written to within
+  // a second, not after a retry delay grown over the outage
   @RegisterExtension
-  static final SinkScenario scenario = SinkScenario.in(NS).secretsReadEverySecond();
+  static final SinkScenario scenario =
+      SinkScenario.in(NS).secretsReadEverySecond().retriedEverySecond();
 
   private static TestPostgresServer db;
   private static TestCluster cluster;
@@ -68,6 +70,9 @@ class PostgresSinkOperatorIT {
     // credentials and writer rows are looked at every second, not every 10 s
     PostgresSinkTranslation.credentialsCheckInterval = Duration.ofSeconds(1);
     PostgresSinkTranslation.maintenanceInterval = Duration.ofSeconds(1);
+    // a sink that cannot connect (refused, wrong password, another CA) says so after 3 s, not
+    // after the shipped 10 s that the pool keeps retrying; a local connection takes milliseconds
+    PostgresSinkTranslation.connectTimeout = Duration.ofSeconds(3);
     TestCertificateAuthority.Issued serverCert = CA.server("127.0.0.1");
     db = scenario.closeAfter(TestPostgresServer.start(new TestPostgresServer.ServerTls(
         serverCert.certificatePem(), serverCert.pkcs8KeyPem(), CA.certificatePem()),
@@ -160,6 +165,7 @@ class PostgresSinkOperatorIT {
     PostgresSinkTranslation.credentialsCheckInterval =
         PostgresSinkConfig.DEFAULT_CREDENTIALS_CHECK_INTERVAL;
     PostgresSinkTranslation.maintenanceInterval = PostgresSinkConfig.DEFAULT_MAINTENANCE_INTERVAL;
+    PostgresSinkTranslation.connectTimeout = PostgresSinkConfig.DEFAULT_CONNECT_TIMEOUT;
   }
 
   private static void configMap(String name, String v) {

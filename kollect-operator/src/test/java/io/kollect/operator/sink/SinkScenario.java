@@ -2,6 +2,8 @@ package io.kollect.operator.sink;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kollect.export.kafka.KafkaSinkConfig;
+import io.kollect.export.otlp.OtlpSinkConfig;
 import io.kollect.operator.PerClassCluster;
 import io.kollect.operator.ReconcileSettings;
 import io.kollect.operator.TestOperator;
@@ -10,6 +12,7 @@ import io.kollect.operator.crd.KollectSink;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -39,6 +42,7 @@ final class SinkScenario implements BeforeAllCallback, AfterAllCallback {
   private final PerClassCluster api;
   private final Deque<AutoCloseable> counterparts = new ArrayDeque<>();
   private boolean secretsReadEverySecond;
+  private boolean retriedEverySecond;
 
   private SinkScenario(String namespace) {
     this.namespace = namespace;
@@ -56,6 +60,17 @@ final class SinkScenario implements BeforeAllCallback, AfterAllCallback {
    */
   SinkScenario secretsReadEverySecond() {
     secretsReadEverySecond = true;
+    return this;
+  }
+
+  /**
+   * For the whole class, a failing sink is retried at most a second apart (shipped: a delay that
+   * grows to 2 min) and kafka and otlp sinks ask their credentials again every second (shipped:
+   * 10 s): a recovery or rotation step then waits for what it tests, not for a delay grown over
+   * the failures before it or for the next check.
+   */
+  SinkScenario retriedEverySecond() {
+    retriedEverySecond = true;
     return this;
   }
 
@@ -118,6 +133,11 @@ final class SinkScenario implements BeforeAllCallback, AfterAllCallback {
     if (secretsReadEverySecond) {
       SecretValues.ttl = Duration.ofSeconds(1);
     }
+    if (retriedEverySecond) {
+      SinkTranslation.maxBackoff = Optional.of(Duration.ofSeconds(1));
+      SinkTranslation.kafkaCredentialsCheckInterval = Duration.ofSeconds(1);
+      OtlpSinkTranslation.credentialsCheckInterval = Duration.ofSeconds(1);
+    }
     api.beforeAll(context);
   }
 
@@ -143,6 +163,13 @@ final class SinkScenario implements BeforeAllCallback, AfterAllCallback {
       api.afterAll(context);
       if (secretsReadEverySecond) {
         SecretValues.ttl = SecretValues.TTL;
+      }
+      if (retriedEverySecond) {
+        SinkTranslation.maxBackoff = Optional.empty();
+        SinkTranslation.kafkaCredentialsCheckInterval =
+            KafkaSinkConfig.DEFAULT_CREDENTIALS_CHECK_INTERVAL;
+        OtlpSinkTranslation.credentialsCheckInterval =
+            OtlpSinkConfig.DEFAULT_CREDENTIALS_CHECK_INTERVAL;
       }
     }
     if (failed != null) {

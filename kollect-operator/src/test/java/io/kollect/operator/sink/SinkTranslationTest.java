@@ -8,6 +8,7 @@ import io.kollect.export.HttpSink;
 import io.kollect.export.StdoutSink;
 import io.kollect.operator.crd.KollectSink;
 import java.time.Duration;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class SinkTranslationTest {
@@ -16,6 +17,27 @@ class SinkTranslationTest {
 
   private static KollectSink sink(String spec) {
     return KollectSinkYaml.parse("ns", "s", spec);
+  }
+
+  @Test
+  void aShortenedMaxBackoffCapsTheRetryDelayOfSinksBuiltWhileItIsSetAndTheShippedOneIsTwoMinutes() {
+    var shipped = translation.build("ns/s", sink("type: stdout"));
+    assertThat(shipped.options().initialBackoff()).isEqualTo(Duration.ofMillis(500));
+    assertThat(shipped.options().maxBackoff()).isEqualTo(Duration.ofMinutes(2));
+    try {
+      SinkTranslation.maxBackoff = Optional.of(Duration.ofSeconds(1));
+      var capped = translation.build("ns/s", sink("type: stdout"));
+      assertThat(capped.options().initialBackoff()).isEqualTo(Duration.ofMillis(500));
+      assertThat(capped.options().maxBackoff()).isEqualTo(Duration.ofSeconds(1));
+      SinkTranslation.maxBackoff = Optional.of(Duration.ofMillis(100));
+      assertThat(translation.build("ns/s", sink("type: stdout")).options())
+          .extracting(o -> o.initialBackoff(), o -> o.maxBackoff())
+          .containsExactly(Duration.ofMillis(100), Duration.ofMillis(100));
+    } finally {
+      SinkTranslation.maxBackoff = Optional.empty();
+    }
+    assertThat(translation.build("ns/s", sink("type: stdout")).options().maxBackoff())
+        .isEqualTo(Duration.ofMinutes(2));
   }
 
   @Test
