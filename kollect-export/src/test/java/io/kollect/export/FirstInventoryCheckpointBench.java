@@ -38,7 +38,7 @@ import java.util.stream.Stream;
  * bench.rounds} times (default 3) alternately after one warm-up each; the median is printed.
  *
  * <p>Run (the container's collector and heap):
- * {@code JAVA_TOOL_OPTIONS="-XX:+UseSerialGC -Xmx512m" ./mvnw -o -q -B -ntp -pl kollect-export -am
+ * {@code JAVA_TOOL_OPTIONS="-XX:+UseSerialGC -Xmx512m -Dbench.rounds=5" ./mvnw -o -q -B -ntp -pl kollect-export -am
  * test-compile -Pbench -Dbench.main=io.kollect.export.FirstInventoryCheckpointBench -Djmh.args=}
  */
 public final class FirstInventoryCheckpointBench {
