@@ -103,17 +103,22 @@ class FileCheckpointLogTest {
   }
 
   /**
-   * Applies single changes, each offering {@code model} (updated first) as the caller's state,
-   * until one compacts the log; returns after that apply.
+   * Applies changes of eight keys each (so that few forced writes reach compaction), each
+   * offering {@code model} (updated first) as the caller's state, until one compacts the log;
+   * returns after that apply.
    */
   static void applyUntilCompacted(FileCheckpointStore store, Map<String, ExportedEntry> model,
       int keys) throws IOException {
     Path log = FileCheckpointStore.logFile(store.file("t", "s"));
     for (int round = 2; round < 2_000; round++) {
-      ExportedEntry e = entry("obj-" + (round % keys), round);
-      model.put(e.key(), e);
+      Map<String, ExportedEntry> changed = new HashMap<>();
+      for (int j = 0; j < 8; j++) {
+        ExportedEntry e = entry("obj-" + ((round * 8 + j) % keys), round);
+        changed.put(e.key(), e);
+      }
+      model.putAll(changed);
       Map<String, ExportedEntry> state = Map.copyOf(model);
-      store.apply("t", "s", Map.of(e.key(), e), Set.of(), () -> state);
+      store.apply("t", "s", changed, Set.of(), () -> state);
       if (Files.size(log) == 0) {
         return;
       }
@@ -146,11 +151,15 @@ class FileCheckpointLogTest {
     Map<String, ExportedEntry> callersView = new HashMap<>();
     Map<String, ExportedEntry> stored = new HashMap<>(entries(50, 1));
     for (int round = 2; round < 2_000; round++) {
-      ExportedEntry e = entry("new-" + round, round);
-      callersView.put(e.key(), e);
-      stored.put(e.key(), e);
+      Map<String, ExportedEntry> changed = new HashMap<>();
+      for (int j = 0; j < 8; j++) {
+        ExportedEntry e = entry("new-" + round + "-" + j, round);
+        changed.put(e.key(), e);
+      }
+      callersView.putAll(changed);
+      stored.putAll(changed);
       Map<String, ExportedEntry> state = Map.copyOf(callersView);
-      store.apply("t", "s", Map.of(e.key(), e), Set.of(), () -> state);
+      store.apply("t", "s", changed, Set.of(), () -> state);
       if (Files.size(FileCheckpointStore.logFile(store.file("t", "s"))) == 0) {
         break;
       }
@@ -172,10 +181,15 @@ class FileCheckpointLogTest {
     long read = unsharded.bytesRead();
     Map<String, ExportedEntry> stale = new HashMap<>(model);
     for (int round = 2; round < 2_000; round++) {
-      ExportedEntry e = entry("obj-" + (round % 50 == 7 ? 8 : round % 50), round);
-      stale.put(e.key(), e);
+      Map<String, ExportedEntry> changed = new HashMap<>();
+      for (int j = 0; j < 8; j++) {
+        int i = (round * 8 + j) % 50;
+        ExportedEntry e = entry("obj-" + (i == 7 ? 8 : i), round);
+        changed.put(e.key(), e);
+      }
+      stale.putAll(changed);
       Map<String, ExportedEntry> state = Map.copyOf(stale);
-      unsharded.apply("t", "s", Map.of(e.key(), e), Set.of(), () -> state);
+      unsharded.apply("t", "s", changed, Set.of(), () -> state);
       if (Files.size(FileCheckpointStore.logFile(unsharded.file("t", "s"))) == 0) {
         break;
       }
@@ -217,17 +231,23 @@ class FileCheckpointLogTest {
     boolean crashed = false;
     long readBefore = store.bytesRead();
     for (int round = 2; round < 1_000 && !crashed; round++) {
-      ExportedEntry e = entry("obj-" + (round % 60), round);
+      // eight changes a write, so the log reaches compaction in few (forced) writes
+      Map<String, ExportedEntry> changed = new HashMap<>();
+      for (int j = 0; j < 8; j++) {
+        ExportedEntry e = entry("obj-" + ((round * 8 + j) % 60), round);
+        changed.put(e.key(), e);
+      }
       String gone = entry("obj-" + ((round + 30) % 60), 1).key();
+      changed.remove(gone); // a key is changed or removed, never both
       // the line is forced before compaction starts: the delta counts as written either way
       model.remove(gone);
-      model.put(e.key(), e);
+      model.putAll(changed);
       try {
         if (fromCallersState) {
           Map<String, ExportedEntry> state = Map.copyOf(model);
-          store.apply("t", "s", Map.of(e.key(), e), Set.of(gone), () -> state);
+          store.apply("t", "s", changed, Set.of(gone), () -> state);
         } else {
-          store.apply("t", "s", Map.of(e.key(), e), Set.of(gone));
+          store.apply("t", "s", changed, Set.of(gone));
         }
       } catch (SimulatedCrash c) {
         crashed = true;
