@@ -59,8 +59,9 @@ public interface CheckpointStore {
    * state} at most once, during this call, and only when it knows its stored state to be the
    * caller's: the caller loaded it from this store ({@link #load}) and every change of it since
    * went through this store. The map holds what {@code load} returned with every change applied
-   * since (this one included); it may also hold changes the caller will apply later, never an
-   * older state than one already applied. A caller that keeps stored entries out of its state
+   * since (this one included); it may also hold newer states of keys than those applied
+   * (acknowledged since, not written yet, or given a new sequence when loaded), never an older
+   * state than one already applied. A caller that keeps stored entries out of its state
    * (entries kept for another shard) must not offer it. The default ignores {@code state}.
    */
   default void apply(String target, String sink, Map<String, ExportedEntry> changed,
