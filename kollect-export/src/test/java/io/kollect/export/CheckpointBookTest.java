@@ -196,17 +196,26 @@ class CheckpointBookTest {
     assertThat(store.peers.get(0)).isEmpty();
   }
 
-  @Test
-  void onlyWhatTheSinkAcknowledgedIsWrittenAndAsADeltaOfTheChangedKeys() {
+  /**
+   * A sink whose stored checkpoint holds "gone" and "same", opened, that acknowledged the upsert of
+   * "new" and the deletion of "gone" (nothing written yet).
+   */
+  private SinkState acknowledgeNewAndTheDeletionOfGone(CheckpointBook book) {
     store.own.put(key("gone"), entry("gone", "h", 1L));
     store.own.put(key("same"), entry("same", "h", 2L));
-    CheckpointBook book = book(ALL);
     SinkState st = book.open(T, S, false);
+    st.acknowledge(exportKey("new"), Op.UPSERT, entry("new", "h", 4L), T0);
+    st.acknowledge(exportKey("gone"), Op.DELETE, entry("gone", "h", 1L), T0);
+    return st;
+  }
+
+  @Test
+  void onlyWhatTheSinkAcknowledgedIsWrittenAndAsADeltaOfTheChangedKeys() {
+    CheckpointBook book = book(ALL);
+    SinkState st = acknowledgeNewAndTheDeletionOfGone(book);
     store.calls.clear();
     // handed to the sink, not acknowledged
     st.enqueued.put(exportKey("sent"), entry("sent", "h", 3L));
-    st.acknowledge(exportKey("new"), Op.UPSERT, entry("new", "h", 4L), T0);
-    st.acknowledge(exportKey("gone"), Op.DELETE, entry("gone", "h", 1L), T0);
 
     book.saveIfChanged(st, false);
     book.saveIfChanged(st, false); // nothing changed since: no write
@@ -261,12 +270,8 @@ class CheckpointBookTest {
 
   @Test
   void aDeltaWriteOffersTheStoreTheWholeAcknowledgedStateToCompactFrom() {
-    store.own.put(key("gone"), entry("gone", "h", 1L));
-    store.own.put(key("same"), entry("same", "h", 2L));
     CheckpointBook book = book(ALL);
-    SinkState st = book.open(T, S, false);
-    st.acknowledge(exportKey("new"), Op.UPSERT, entry("new", "h", 4L), T0);
-    st.acknowledge(exportKey("gone"), Op.DELETE, entry("gone", "h", 1L), T0);
+    SinkState st = acknowledgeNewAndTheDeletionOfGone(book);
 
     book.saveIfChanged(st, false);
 

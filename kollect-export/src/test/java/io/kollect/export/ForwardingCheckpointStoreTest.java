@@ -32,23 +32,12 @@ class ForwardingCheckpointStoreTest {
   @Test
   void theStateOfferedWithAChangeReachesTheWrappedStore() {
     List<Map<String, ExportedEntry>> offered = new ArrayList<>();
-    CheckpointStore wrapped = new CheckpointStore() {
-      @Override
-      public Map<String, ExportedEntry> load(String target, String sink) {
-        return Map.of();
-      }
-
-      @Override
-      public void save(String target, String sink, Map<String, ExportedEntry> entries) {}
-
+    CheckpointStore wrapped = new ForwardingCheckpointStore(CheckpointStore.none()) {
       @Override
       public void apply(String target, String sink, Map<String, ExportedEntry> changed,
           Set<String> removed, Supplier<Map<String, ExportedEntry>> state) {
         offered.add(state.get());
       }
-
-      @Override
-      public void delete(String target, String sink) {}
     };
     ExportedEntry e = FileCheckpointLogTest.entry("a", 1);
     Map<String, ExportedEntry> state = Map.of(e.key(), e);
