@@ -140,7 +140,7 @@ final class CheckpointBook {
   }
 
   /** The exporter's entries under the store's keys (the text of each key). */
-  private static Map<String, ExportedEntry> texts(Map<ExportKey, ExportedEntry> entries) {
+  static Map<String, ExportedEntry> texts(Map<ExportKey, ExportedEntry> entries) {
     Map<String, ExportedEntry> out = new HashMap<>(Math.max(16, entries.size() * 4 / 3 + 1));
     entries.forEach((k, e) -> out.put(k.toString(), e));
     return out;
@@ -242,11 +242,16 @@ final class CheckpointBook {
   /**
    * Hands the entries kept for other shards ({@link SinkState#waiting}) over once, leaving none:
    * for a target that leaves every shard at once, whose waiting entries no shard will take over.
+   * Each becomes acknowledged (unless its key already is) until its DELETE is, which is what
+   * removes it from the store. Both happen under the {@code saveLock}: a write in between would
+   * see no waiting entries and offer the store a state without them, and a compaction from that
+   * state would drop them from the checkpoint before their tombstones were acknowledged.
    */
   Map<ExportKey, ExportedEntry> takeWaiting(SinkState st) {
     synchronized (st.saveLock) {
       Map<ExportKey, ExportedEntry> waiting = st.waiting;
       st.waiting = Map.of();
+      waiting.forEach(st.acknowledged::putIfAbsent);
       return waiting;
     }
   }
@@ -334,7 +339,13 @@ final class CheckpointBook {
           changed.put(key.toString(), e);
         }
       }
-      store.apply(st.target, st.sink, changed, removed);
+      if (st.waiting.isEmpty()) {
+        // The store holds exactly what this state acknowledged (what it loaded plus every change
+        // written since): it may compact from it instead of reading its files back.
+        store.apply(st.target, st.sink, changed, removed, () -> texts(st.acknowledged));
+      } else {
+        store.apply(st.target, st.sink, changed, removed);
+      }
     }
   }
 

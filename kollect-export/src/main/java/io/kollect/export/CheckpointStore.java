@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Persists what each sink has acknowledged, so that after a restart objects deleted while the
@@ -49,6 +50,23 @@ public interface CheckpointStore {
     merged.keySet().removeAll(removed);
     merged.putAll(changed);
     save(target, sink, merged);
+  }
+
+  /**
+   * {@link #apply(String, String, Map, Set)}, the caller also offering its whole state of the
+   * (target, sink) after the change, so that a store which now and then rewrites its whole state
+   * (a compaction) can write that instead of reading its own files back. The store calls {@code
+   * state} at most once, during this call, and only when it knows its stored state to be the
+   * caller's: the caller loaded it from this store ({@link #load}) and every change of it since
+   * went through this store. The map holds what {@code load} returned with every change applied
+   * since (this one included); it may also hold newer states of keys than those applied
+   * (acknowledged since, not written yet, or given a new sequence when loaded), never an older
+   * state than one already applied. A caller that keeps stored entries out of its state
+   * (entries kept for another shard) must not offer it. The default ignores {@code state}.
+   */
+  default void apply(String target, String sink, Map<String, ExportedEntry> changed,
+      Set<String> removed, Supplier<Map<String, ExportedEntry>> state) {
+    apply(target, sink, changed, removed);
   }
 
   /** Forgets a (target, sink) entirely. */

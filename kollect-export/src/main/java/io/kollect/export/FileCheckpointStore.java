@@ -1,11 +1,17 @@
 package io.kollect.export;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,8 +51,23 @@ import org.slf4j.LoggerFactory;
  * past the snapshot's size (at least {@value #MIN_COMPACT_BYTES} bytes) it is compacted: the
  * merged state is written as a new snapshot {@code <name>.checkpoint.json} and the log is emptied.
  * Bytes written per change are then at most about twice the bytes of the change itself, whatever
- * the size of the state. Compaction re-reads the files instead of keeping the state in memory: the
- * exporter already holds it once, a second copy per (target, sink) would double export memory.
+ * the size of the state.
+ *
+ * <p><b>Compaction from the caller's state.</b> The store keeps no copy of the state (the exporter
+ * already holds it once; a second copy per (target, sink) would double export memory), so a
+ * compaction needs the state from somewhere. The exporter offers its own ({@link #apply(String,
+ * String, Map, Set, Supplier)}): what it loaded from this store plus every change it acknowledged
+ * since. The store writes that as the new snapshot when it knows its files hold exactly that state
+ * up to changes the caller has not written yet: this store served the caller's {@link #load}, and
+ * it wrote every log line since itself (the log is as long as it left it, see below). Otherwise
+ * (no offer, no load through this store, another writer's line in the log, a write that failed
+ * half-way) it reads the snapshot and its log back and merges them, as it always did. A first
+ * inventory of 50,000 objects compacts at each doubling of its state; re-reading cost more CPU
+ * than the rest of the checkpoint (docs/benchmarks.md). The snapshot so written may carry newer
+ * states of keys than the log lines it replaces (acknowledged since, not written yet): the next
+ * {@code apply} writes them again, which changes nothing, and a crash first leaves newer
+ * acknowledged states, which is what a checkpoint may hold. Either way the snapshot is streamed
+ * to its file entry by entry, never built as one array the size of the state.
  *
  * <p><b>Crash safety.</b> Every snapshot has a {@code generation}, and every log line names the
  * generation it applies to; {@link #load} applies only the lines of the snapshot's generation.
@@ -66,7 +88,9 @@ import org.slf4j.LoggerFactory;
  * {@code sequence} nor {@code lastSentAt}) and 2 (one whole file, rewritten on every save) are read
  * as generation 0 on upgrade; a snapshot or log line of a newer version than this code knows is
  * treated as lost (an empty checkpoint: a full re-send) rather than misread. A file that cannot be
- * read is logged and treated the same way, never a stuck exporter.
+ * read is logged and treated the same way, never a stuck exporter. Compacting from the caller's
+ * state did not change the format: the previous release reads what this one writes and the other
+ * way round ({@code CheckpointFormatCompatibilityTest}).
  *
  * <p><b>Shards and handover.</b> {@link #inShardLayout(Path, int)} keeps shard {@code I}'s
  * checkpoints in {@code root/shard-I} (the operator's {@code --checkpoint-dir} layout), {@link
@@ -102,6 +126,10 @@ public final class FileCheckpointStore implements CheckpointStore {
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .setSerializationInclusion(JsonInclude.Include.ALWAYS);
 
+  /** Writes one snapshot entry; no flush per entry (the stream is flushed per buffer). */
+  private static final ObjectWriter ENTRY_WRITER = MAPPER.writerFor(ExportedEntry.class)
+      .without(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
+
   /** The snapshot file's content. */
   record Document(int version, String target, String sink, long generation,
       Map<String, ExportedEntry> entries) {}
@@ -120,6 +148,12 @@ public final class FileCheckpointStore implements CheckpointStore {
     long logBytes;
     /** The stored state could not be read (corrupt, newer version): the next write replaces it. */
     boolean lost;
+    /**
+     * The caller holds the stored state: it loaded it through this store and every change since
+     * went through this store (no other writer's line was found in the log). Only then may a
+     * compaction write the state the caller offers instead of reading the files back.
+     */
+    boolean callerHolds;
   }
 
   /** The state read from disk together with what is known about the files. */
@@ -131,6 +165,7 @@ public final class FileCheckpointStore implements CheckpointStore {
   /** Per snapshot file; guarded by this. Filled on first read, so writes need not re-read. */
   private final Map<Path, Files3> known = new HashMap<>();
   private final AtomicLong bytesWritten = new AtomicLong();
+  private final AtomicLong bytesRead = new AtomicLong();
   /** Called before each step of compaction; tests throw from it to simulate a crash there. */
   private final Consumer<String> steps;
 
@@ -180,23 +215,37 @@ public final class FileCheckpointStore implements CheckpointStore {
 
   @Override
   public synchronized Map<String, ExportedEntry> load(String target, String sink) {
-    return locked(dir, root != null, () -> read(target, sink).entries());
+    return locked(dir, root != null, () -> {
+      Read r = read(target, sink);
+      r.files().callerHolds = true;
+      return r.entries();
+    });
   }
 
   @Override
-  public synchronized void apply(String target, String sink, Map<String, ExportedEntry> changed,
+  public void apply(String target, String sink, Map<String, ExportedEntry> changed,
       Set<String> removed) {
+    apply(target, sink, changed, removed, null);
+  }
+
+  /**
+   * Appends the change; a compaction it causes writes the caller's {@code state} when this store
+   * knows its files hold exactly that (see the class comment), and reads them back otherwise.
+   */
+  @Override
+  public synchronized void apply(String target, String sink, Map<String, ExportedEntry> changed,
+      Set<String> removed, Supplier<Map<String, ExportedEntry>> state) {
     if (changed.isEmpty() && removed.isEmpty()) {
       return;
     }
     locked(dir, root != null, () -> {
-      applyLocked(target, sink, changed, removed);
+      applyLocked(target, sink, changed, removed, state);
       return null;
     });
   }
 
   private void applyLocked(String target, String sink, Map<String, ExportedEntry> changed,
-      Set<String> removed) {
+      Set<String> removed, Supplier<Map<String, ExportedEntry>> state) {
     Path file = file(target, sink);
     Files3 f = known.get(file);
     if (f == null || logGrewElsewhere(file, f)) {
@@ -223,7 +272,11 @@ public final class FileCheckpointStore implements CheckpointStore {
       throw new UncheckedIOException("checkpoint log " + logFile + ": cannot be appended", e);
     }
     if (f.logBytes > Math.max(MIN_COMPACT_BYTES, f.snapshotBytes)) {
-      compact(target, sink);
+      if (state != null && f.callerHolds) {
+        writeSnapshot(target, sink, new TreeMap<>(state.get()), f);
+      } else {
+        compact(target, sink);
+      }
     }
   }
 
@@ -425,6 +478,11 @@ public final class FileCheckpointStore implements CheckpointStore {
     return bytesWritten.get();
   }
 
+  /** For tests: bytes of this store's own snapshots and logs read so far (peers' not counted). */
+  long bytesRead() {
+    return bytesRead.get();
+  }
+
   /** Merges the log into a new snapshot. */
   private void compact(String target, String sink) {
     Read r = read(target, sink);
@@ -441,24 +499,21 @@ public final class FileCheckpointStore implements CheckpointStore {
     Path temp = file.resolveSibling(file.getFileName() + "." + Thread.currentThread().getId()
         + TEMP_SUFFIX);
     long generation = f.highestGeneration + 1;
-    Document doc = new Document(VERSION, target, sink, generation, entries);
     try {
       if (f.lost) {
         // The generations of an unreadable snapshot's log are unknown: drop the log first, so
         // none of its lines can ever be taken for the new snapshot's.
         Files.deleteIfExists(logFile(file));
       }
-      byte[] bytes = MAPPER.writeValueAsBytes(doc);
+      long size;
       try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE,
           StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-        int half = bytes.length / 2;
-        writeFully(ch, ByteBuffer.wrap(bytes, 0, half));
-        steps.accept("snapshot-half-written");
-        writeFully(ch, ByteBuffer.wrap(bytes, half, bytes.length - half));
+        writeDocument(ch, target, sink, generation, entries);
         steps.accept("snapshot-written");
         ch.force(true);
+        size = ch.size();
       }
-      bytesWritten.addAndGet(bytes.length);
+      bytesWritten.addAndGet(size);
       steps.accept("snapshot-forced");
       try {
         Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -479,7 +534,7 @@ public final class FileCheckpointStore implements CheckpointStore {
       steps.accept("done");
       f.generation = generation;
       f.highestGeneration = generation;
-      f.snapshotBytes = bytes.length;
+      f.snapshotBytes = size;
       f.logBytes = 0;
       f.lost = false;
       known.put(file, f);
@@ -494,11 +549,47 @@ public final class FileCheckpointStore implements CheckpointStore {
     }
   }
 
+  /**
+   * Streams the snapshot (a {@link Document}) into {@code ch} entry by entry: a 50,000-entry
+   * snapshot is ~17 MB, which as one array would be a spike the size of the state on every
+   * compaction. The step "snapshot-half-written" comes with half the entries on disk.
+   */
+  private void writeDocument(FileChannel ch, String target, String sink, long generation,
+      Map<String, ExportedEntry> entries) throws IOException {
+    OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 64 * 1024);
+    try (JsonGenerator gen = MAPPER.getFactory().createGenerator(out)
+        .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)) {
+      gen.writeStartObject();
+      gen.writeNumberField("version", VERSION);
+      gen.writeStringField("target", target);
+      gen.writeStringField("sink", sink);
+      gen.writeNumberField("generation", generation);
+      gen.writeObjectFieldStart("entries");
+      int half = entries.size() / 2;
+      int i = 0;
+      if (entries.isEmpty()) {
+        steps.accept("snapshot-half-written");
+      }
+      for (Map.Entry<String, ExportedEntry> e : entries.entrySet()) {
+        if (i++ == half) {
+          gen.flush();
+          steps.accept("snapshot-half-written");
+        }
+        gen.writeFieldName(e.getKey());
+        ENTRY_WRITER.writeValue(gen, e.getValue());
+      }
+      gen.writeEndObject();
+      gen.writeEndObject();
+    }
+    out.flush();
+  }
+
   /** Reads the snapshot and applies its log; remembers what it learnt about the files. */
   private Read read(String target, String sink) {
     Path file = file(target, sink);
     Read r = readFiles(file, target, sink);
     known.put(file, r.files());
+    bytesRead.addAndGet(r.files().snapshotBytes + r.files().logBytes);
     return r;
   }
 

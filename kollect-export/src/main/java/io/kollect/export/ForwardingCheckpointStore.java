@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * A {@link CheckpointStore} that forwards every call to another one; a wrapper overrides only
@@ -39,6 +40,12 @@ public abstract class ForwardingCheckpointStore implements CheckpointStore {
   public void apply(String target, String sink, Map<String, ExportedEntry> changed,
       Set<String> removed) {
     delegate.apply(target, sink, changed, removed);
+  }
+
+  @Override
+  public void apply(String target, String sink, Map<String, ExportedEntry> changed,
+      Set<String> removed, Supplier<Map<String, ExportedEntry>> state) {
+    delegate.apply(target, sink, changed, removed, state);
   }
 
   @Override

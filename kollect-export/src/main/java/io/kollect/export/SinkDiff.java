@@ -207,8 +207,6 @@ final class SinkDiff {
       }
       List<Pending> out = new ArrayList<>();
       for (Map.Entry<ExportKey, ExportedEntry> e : book.takeWaiting(st).entrySet()) {
-        // acknowledged until its DELETE is: that is what removes it from the store
-        st.acknowledged.putIfAbsent(e.getKey(), e.getValue());
         out.add(tombstoneOf(ts.target, st, e.getKey(), e.getValue()));
       }
       channel.enqueue(out);

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiPredicate;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,6 +38,8 @@ class CheckpointBookTest {
     final Map<String, ExportedEntry> own = new HashMap<>();
     final List<Map<String, ExportedEntry>> peers = new ArrayList<>();
     final List<String> calls = new ArrayList<>();
+    /** The state offered with each write that offered one, as it was during the write. */
+    final List<Map<String, ExportedEntry>> offered = new ArrayList<>();
     boolean failWrites;
 
     @Override
@@ -60,6 +63,13 @@ class CheckpointBookTest {
       failIfAsked();
       own.keySet().removeAll(removed);
       own.putAll(changed);
+    }
+
+    @Override
+    public void apply(String target, String sink, Map<String, ExportedEntry> changed,
+        Set<String> removed, Supplier<Map<String, ExportedEntry>> state) {
+      offered.add(Map.copyOf(state.get()));
+      apply(target, sink, changed, removed);
     }
 
     @Override
@@ -186,17 +196,26 @@ class CheckpointBookTest {
     assertThat(store.peers.get(0)).isEmpty();
   }
 
-  @Test
-  void onlyWhatTheSinkAcknowledgedIsWrittenAndAsADeltaOfTheChangedKeys() {
+  /**
+   * A sink whose stored checkpoint holds "gone" and "same", opened, that acknowledged the upsert of
+   * "new" and the deletion of "gone" (nothing written yet).
+   */
+  private SinkState acknowledgeNewAndTheDeletionOfGone(CheckpointBook book) {
     store.own.put(key("gone"), entry("gone", "h", 1L));
     store.own.put(key("same"), entry("same", "h", 2L));
-    CheckpointBook book = book(ALL);
     SinkState st = book.open(T, S, false);
+    st.acknowledge(exportKey("new"), Op.UPSERT, entry("new", "h", 4L), T0);
+    st.acknowledge(exportKey("gone"), Op.DELETE, entry("gone", "h", 1L), T0);
+    return st;
+  }
+
+  @Test
+  void onlyWhatTheSinkAcknowledgedIsWrittenAndAsADeltaOfTheChangedKeys() {
+    CheckpointBook book = book(ALL);
+    SinkState st = acknowledgeNewAndTheDeletionOfGone(book);
     store.calls.clear();
     // handed to the sink, not acknowledged
     st.enqueued.put(exportKey("sent"), entry("sent", "h", 3L));
-    st.acknowledge(exportKey("new"), Op.UPSERT, entry("new", "h", 4L), T0);
-    st.acknowledge(exportKey("gone"), Op.DELETE, entry("gone", "h", 1L), T0);
 
     book.saveIfChanged(st, false);
     book.saveIfChanged(st, false); // nothing changed since: no write
@@ -247,5 +266,45 @@ class CheckpointBookTest {
     assertThat(store.own).containsOnlyKeys(key("mine"), key("theirs"));
     assertThat(book.takeWaiting(st)).containsOnlyKeys(exportKey("theirs"));
     assertThat(book.takeWaiting(st)).isEmpty(); // handed over once
+  }
+
+  @Test
+  void aDeltaWriteOffersTheStoreTheWholeAcknowledgedStateToCompactFrom() {
+    CheckpointBook book = book(ALL);
+    SinkState st = acknowledgeNewAndTheDeletionOfGone(book);
+
+    book.saveIfChanged(st, false);
+
+    assertThat(store.offered).hasSize(1);
+    assertThat(store.offered.get(0)).isEqualTo(CheckpointBook.texts(st.acknowledged))
+        .containsOnlyKeys(key("same"), key("new"));
+  }
+
+  @Test
+  void noStateIsOfferedWhileEntriesAreKeptForAnotherShardSoACompactionCannotDropThem() {
+    storeMineAndTheirs();
+    CheckpointBook book = book(NOT_THEIRS);
+    SinkState st = book.open(T, S, true);
+    st.acknowledge(exportKey("new"), Op.UPSERT, entry("new", "h", 4L), T0);
+
+    book.saveIfChanged(st, false);
+
+    assertThat(store.offered).isEmpty();
+    assertThat(store.own).containsOnlyKeys(key("mine"), key("theirs"), key("new"));
+  }
+
+  @Test
+  void entriesTakenFromTheWaitingOnesAreAcknowledgedAtOnceSoTheNextOfferedStateHoldsThem() {
+    storeMineAndTheirs();
+    CheckpointBook book = book(NOT_THEIRS);
+    SinkState st = book.open(T, S, true);
+
+    assertThat(book.takeWaiting(st)).containsOnlyKeys(exportKey("theirs"));
+    assertThat(st.acknowledged).containsKey(exportKey("theirs"));
+    st.acknowledge(exportKey("new"), Op.UPSERT, entry("new", "h", 4L), T0);
+    book.saveIfChanged(st, false);
+
+    assertThat(store.offered).hasSize(1);
+    assertThat(store.offered.get(0)).containsOnlyKeys(key("mine"), key("theirs"), key("new"));
   }
 }

@@ -17,7 +17,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The file store's delta log: O(changed) writes, compaction, and crash safety at every step. */
 class FileCheckpointLogTest {
@@ -103,15 +103,119 @@ class FileCheckpointLogTest {
   }
 
   /**
+   * Applies changes of eight keys each (so that few forced writes reach compaction), each
+   * offering {@code model} (updated first) as the caller's state, until one compacts the log;
+   * returns after that apply.
+   */
+  static void applyUntilCompacted(FileCheckpointStore store, Map<String, ExportedEntry> model,
+      int keys) throws IOException {
+    Path log = FileCheckpointStore.logFile(store.file("t", "s"));
+    for (int round = 2; round < 2_000; round++) {
+      Map<String, ExportedEntry> changed = new HashMap<>();
+      for (int j = 0; j < 8; j++) {
+        ExportedEntry e = entry("obj-" + ((round * 8 + j) % keys), round);
+        changed.put(e.key(), e);
+      }
+      model.putAll(changed);
+      Map<String, ExportedEntry> state = Map.copyOf(model);
+      store.apply("t", "s", changed, Set.of(), () -> state);
+      if (Files.size(log) == 0) {
+        return;
+      }
+    }
+    throw new AssertionError("no compaction");
+  }
+
+  @Test
+  void aStoreThatServedTheCallersLoadCompactsFromTheCallersStateWithoutReadingItsFiles()
+      throws IOException {
+    new FileCheckpointStore(dir).save("t", "s", entries(50, 1));
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    Map<String, ExportedEntry> model = new HashMap<>(store.load("t", "s"));
+    long read = store.bytesRead();
+
+    applyUntilCompacted(store, model, 50);
+
+    assertThat(store.bytesRead()).as("bytes read after the load").isEqualTo(read);
+    assertThat(Files.readString(store.file("t", "s"))).contains("\"generation\":2");
+    assertThat(new FileCheckpointStore(dir).load("t", "s")).isEqualTo(model);
+  }
+
+  @Test
+  void aStoreThatDidNotServeTheCallersLoadCompactsFromItsFilesNotFromTheOfferedState()
+      throws IOException {
+    FileCheckpointStore first = new FileCheckpointStore(dir);
+    first.save("t", "s", entries(50, 1));
+    // a caller that never loaded through this store: its state lacks what is stored
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    Map<String, ExportedEntry> callersView = new HashMap<>();
+    Map<String, ExportedEntry> stored = new HashMap<>(entries(50, 1));
+    for (int round = 2; round < 2_000; round++) {
+      Map<String, ExportedEntry> changed = new HashMap<>();
+      for (int j = 0; j < 8; j++) {
+        ExportedEntry e = entry("new-" + round + "-" + j, round);
+        changed.put(e.key(), e);
+      }
+      callersView.putAll(changed);
+      stored.putAll(changed);
+      Map<String, ExportedEntry> state = Map.copyOf(callersView);
+      store.apply("t", "s", changed, Set.of(), () -> state);
+      if (Files.size(FileCheckpointStore.logFile(store.file("t", "s"))) == 0) {
+        break;
+      }
+    }
+    assertThat(Files.readString(store.file("t", "s"))).contains("\"generation\":2");
+    assertThat(new FileCheckpointStore(dir).load("t", "s")).isEqualTo(stored);
+  }
+
+  @Test
+  void aLineAnotherWriterAppendedIsReadBackNotOverwrittenByTheCallersState() throws IOException {
+    // the unsharded store's checkpoint, from which shard 0 takes one key over (a removal line)
+    FileCheckpointStore unsharded = FileCheckpointStore.inShardLayout(dir);
+    unsharded.save("t", "s", entries(50, 1));
+    Map<String, ExportedEntry> model = new HashMap<>(unsharded.load("t", "s"));
+    String taken = entry("obj-7", 1).key();
+    FileCheckpointStore.inShardLayout(dir, 0).takeOver("t", "s", Set.of(taken));
+    // a caller whose state still holds the key (as a buggy or stale caller would) and keeps
+    // writing others: the store saw a line it did not write, so it trusts its files instead
+    long read = unsharded.bytesRead();
+    Map<String, ExportedEntry> stale = new HashMap<>(model);
+    for (int round = 2; round < 2_000; round++) {
+      Map<String, ExportedEntry> changed = new HashMap<>();
+      for (int j = 0; j < 8; j++) {
+        int i = (round * 8 + j) % 50;
+        ExportedEntry e = entry("obj-" + (i == 7 ? 8 : i), round);
+        changed.put(e.key(), e);
+      }
+      stale.putAll(changed);
+      Map<String, ExportedEntry> state = Map.copyOf(stale);
+      unsharded.apply("t", "s", changed, Set.of(), () -> state);
+      if (Files.size(FileCheckpointStore.logFile(unsharded.file("t", "s"))) == 0) {
+        break;
+      }
+    }
+    assertThat(unsharded.bytesRead()).isGreaterThan(read);
+    Map<String, ExportedEntry> expected = new HashMap<>(stale);
+    expected.remove(taken);
+    assertThat(new FileCheckpointStore(dir).load("t", "s")).isEqualTo(expected);
+  }
+
+  /**
    * A crash at any step of compaction loses nothing that {@code apply} returned from: the store
    * is abandoned where the step throws (its temporary file, half-written snapshot or untruncated
    * log left behind as a killed process leaves them), and a new store on the same directory loads
-   * exactly the applied state, then keeps appending correctly on top of it.
+   * exactly the applied state, then keeps appending correctly on top of it. Both ways of
+   * compacting: from the files read back, and from the state the caller offers (after loading
+   * through the store, as the exporter does).
    */
-  @ParameterizedTest
-  @ValueSource(strings = {"snapshot-half-written", "snapshot-written", "snapshot-forced",
-      "snapshot-renamed", "directory-forced", "log-truncated", "done"})
-  void aCrashAtAnyStepOfCompactionLosesNothingAcknowledged(String crashAt) {
+  @ParameterizedTest(name = "crash at {0}, compacting from the caller''s state: {1}")
+  @CsvSource({"snapshot-half-written, false", "snapshot-written, false",
+      "snapshot-forced, false", "snapshot-renamed, false", "directory-forced, false",
+      "log-truncated, false", "done, false",
+      "snapshot-half-written, true", "snapshot-written, true", "snapshot-forced, true",
+      "snapshot-renamed, true", "directory-forced, true", "log-truncated, true", "done, true"})
+  void aCrashAtAnyStepOfCompactionLosesNothingAcknowledged(String crashAt,
+      boolean fromCallersState) {
     boolean[] armed = {false};
     FileCheckpointStore store = new FileCheckpointStore(dir, step -> {
       if (armed[0] && step.equals(crashAt)) {
@@ -120,20 +224,37 @@ class FileCheckpointLogTest {
     });
     Map<String, ExportedEntry> model = new HashMap<>(entries(50, 1));
     store.save("t", "s", model);
+    if (fromCallersState) {
+      assertThat(store.load("t", "s")).isEqualTo(model);
+    }
     armed[0] = true;
     boolean crashed = false;
+    long readBefore = store.bytesRead();
     for (int round = 2; round < 1_000 && !crashed; round++) {
-      ExportedEntry e = entry("obj-" + (round % 60), round);
+      // eight changes a write, so the log reaches compaction in few (forced) writes
+      Map<String, ExportedEntry> changed = new HashMap<>();
+      for (int j = 0; j < 8; j++) {
+        ExportedEntry e = entry("obj-" + ((round * 8 + j) % 60), round);
+        changed.put(e.key(), e);
+      }
       String gone = entry("obj-" + ((round + 30) % 60), 1).key();
+      changed.remove(gone); // a key is changed or removed, never both
+      // the line is forced before compaction starts: the delta counts as written either way
+      model.remove(gone);
+      model.putAll(changed);
       try {
-        store.apply("t", "s", Map.of(e.key(), e), Set.of(gone));
+        if (fromCallersState) {
+          Map<String, ExportedEntry> state = Map.copyOf(model);
+          store.apply("t", "s", changed, Set.of(gone), () -> state);
+        } else {
+          store.apply("t", "s", changed, Set.of(gone));
+        }
       } catch (SimulatedCrash c) {
         crashed = true;
       }
-      // the line was forced before compaction started: the delta counts as written either way
-      model.remove(gone);
-      model.put(e.key(), e);
     }
+    assertThat(store.bytesRead() > readBefore).as("compaction read the files back")
+        .isEqualTo(!fromCallersState);
     assertThat(crashed).as("compaction reached step " + crashAt).isTrue();
 
     FileCheckpointStore restarted = new FileCheckpointStore(dir);
