@@ -58,20 +58,7 @@ final class ClustersBench {
   List<Map<String, Object>> run() throws Exception {
     List<TestApiServer> remotes = new ArrayList<>();
     try {
-      for (int i = 0; i < 2; i++) {
-        remotes.add(TestApiServer.builder().tokenUser(TOKEN, "kollect-bench-remote",
-            "system:masters").start());
-      }
-      List<PlainApi> remoteApis = new ArrayList<>();
-      for (int i = 0; i < remotes.size(); i++) {
-        TestApiServer remote = remotes.get(i);
-        fill(remote);
-        remoteApis.add(api(remote));
-        home.admin().secrets().inNamespace(Fixture.CONTROL_NAMESPACE).resource(new SecretBuilder()
-            .withNewMetadata().withName(secretName(i)).endMetadata()
-            .withStringData(Map.of("value", remote.kubeconfigForToken("kollect-bench", TOKEN)))
-            .build()).createOr(NonDeletingOperation::update);
-      }
+      List<PlainApi> remoteApis = startRemotes(home, 2, plan.objectsPerType(), remotes);
       home.apply(profileYaml());
       home.apply(targetYaml());
       List<Map<String, Object>> out = new ArrayList<>();
@@ -84,12 +71,31 @@ final class ClustersBench {
     }
   }
 
-  static String secretName(int remote) {
-    return "remote-" + remote;
+  /**
+   * Starts {@code count} remote API servers, each holding {@code objects} ConfigMaps and as many
+   * Services ({@link #fill}), and stores each one's kubeconfig in {@code home} as the Secret a
+   * KollectCluster names ({@link #secretName}). Each server goes into {@code started} as soon as it
+   * runs, so the caller closes them whatever fails; returns a plain client per server.
+   */
+  static List<PlainApi> startRemotes(BenchCluster home, int count, int objects,
+      List<TestApiServer> started) throws Exception {
+    List<PlainApi> apis = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      TestApiServer remote = TestApiServer.builder().tokenUser(TOKEN, "kollect-bench-remote",
+          "system:masters").start();
+      started.add(remote);
+      fill(remote, objects);
+      apis.add(api(remote));
+      home.admin().secrets().inNamespace(Fixture.CONTROL_NAMESPACE).resource(new SecretBuilder()
+          .withNewMetadata().withName(secretName(i)).endMetadata()
+          .withStringData(Map.of("value", remote.kubeconfigForToken("kollect-bench", TOKEN)))
+          .build()).createOr(NonDeletingOperation::update);
+    }
+    return apis;
   }
 
-  private void fill(TestApiServer remote) {
-    fill(remote, plan.objectsPerType());
+  static String secretName(int remote) {
+    return "remote-" + remote;
   }
 
   /** {@code objects} ConfigMaps and as many Services in namespace {@code apps}. */

@@ -1,8 +1,6 @@
 package io.kollect.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
-import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.kollect.testing.TestApiServer;
 import java.io.IOException;
 import java.time.Duration;
@@ -42,18 +40,7 @@ final class ShardsBench {
   List<Map<String, Object>> run() throws Exception {
     List<TestApiServer> remotes = new ArrayList<>();
     try {
-      List<PlainApi> apis = new ArrayList<>();
-      for (int i = 0; i < 2; i++) {
-        TestApiServer remote = TestApiServer.builder().tokenUser(ClustersBench.TOKEN,
-            "kollect-bench-remote", "system:masters").start();
-        remotes.add(remote);
-        ClustersBench.fill(remote, plan.objectsPerType());
-        apis.add(ClustersBench.api(remote));
-        home.admin().secrets().inNamespace(Fixture.CONTROL_NAMESPACE).resource(new SecretBuilder()
-            .withNewMetadata().withName(ClustersBench.secretName(i)).endMetadata()
-            .withStringData(Map.of("value", remote.kubeconfigForToken("kollect-bench",
-                ClustersBench.TOKEN))).build()).createOr(NonDeletingOperation::update);
-      }
+      List<PlainApi> apis = ClustersBench.startRemotes(home, 2, plan.objectsPerType(), remotes);
       home.apply(ClustersBench.profileYaml());
       home.apply(ClustersBench.targetYaml());
       ClustersBench.replaceClusters(home, plan.clusters());

@@ -17,13 +17,7 @@ class DeployJvmOptionsTest {
 
   @Test
   void splitsTheValueOnWhitespace() throws Exception {
-    var yaml = new com.fasterxml.jackson.databind.ObjectMapper(
-        new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree("""
-        spec:
-          template:
-            spec:
-              containers:
-                - name: kollect
+    var yaml = container("""
                   env:
                     - {name: OTHER, value: x}
                     - {name: JAVA_TOOL_OPTIONS, value: " -XX:MaxRAMPercentage=70  -XX:+ExitOnOutOfMemoryError "}
@@ -39,16 +33,22 @@ class DeployJvmOptionsTest {
 
   @Test
   void aFractionalCpuLimitRoundsUpAndAMissingLimitAddsNoOption() throws Exception {
-    var yaml = new com.fasterxml.jackson.databind.ObjectMapper(
+    var yaml = container("""
+                  resources:
+                    limits: {cpu: 1500m}
+        """);
+    assertThat(DeployJvmOptions.containerLimits(yaml)).containsExactly("-XX:ActiveProcessorCount=2");
+  }
+
+  /** A Deployment whose one container {@code kollect} has the YAML lines given (indented by 18). */
+  private static com.fasterxml.jackson.databind.JsonNode container(String lines) throws Exception {
+    return new com.fasterxml.jackson.databind.ObjectMapper(
         new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree("""
         spec:
           template:
             spec:
               containers:
                 - name: kollect
-                  resources:
-                    limits: {cpu: 1500m}
-        """);
-    assertThat(DeployJvmOptions.containerLimits(yaml)).containsExactly("-XX:ActiveProcessorCount=2");
+        """ + lines);
   }
 }
