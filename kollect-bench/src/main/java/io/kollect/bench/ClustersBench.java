@@ -2,7 +2,6 @@ package io.kollect.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.kollect.testing.TestApiServer;
@@ -56,42 +55,15 @@ final class ClustersBench {
   }
 
   List<Map<String, Object>> run() throws Exception {
-    List<TestApiServer> remotes = new ArrayList<>();
-    try {
-      List<PlainApi> remoteApis = startRemotes(home, 2, plan.objectsPerType(), remotes);
+    try (RemoteFleet fleet = RemoteFleet.start(home, 2, plan.objectsPerType())) {
       home.apply(profileYaml());
       home.apply(targetYaml());
       List<Map<String, Object>> out = new ArrayList<>();
       for (int n : plan.clusterCounts()) {
-        out.add(runCount(n, remoteApis));
+        out.add(runCount(n, fleet.apis()));
       }
       return out;
-    } finally {
-      remotes.forEach(TestApiServer::close);
     }
-  }
-
-  /**
-   * Starts {@code count} remote API servers, each holding {@code objects} ConfigMaps and as many
-   * Services ({@link #fill}), and stores each one's kubeconfig in {@code home} as the Secret a
-   * KollectCluster names ({@link #secretName}). Each server goes into {@code started} as soon as it
-   * runs, so the caller closes them whatever fails; returns a plain client per server.
-   */
-  static List<PlainApi> startRemotes(BenchCluster home, int count, int objects,
-      List<TestApiServer> started) throws Exception {
-    List<PlainApi> apis = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      TestApiServer remote = TestApiServer.builder().tokenUser(TOKEN, "kollect-bench-remote",
-          "system:masters").start();
-      started.add(remote);
-      fill(remote, objects);
-      apis.add(api(remote));
-      home.admin().secrets().inNamespace(Fixture.CONTROL_NAMESPACE).resource(new SecretBuilder()
-          .withNewMetadata().withName(secretName(i)).endMetadata()
-          .withStringData(Map.of("value", remote.kubeconfigForToken("kollect-bench", TOKEN)))
-          .build()).createOr(NonDeletingOperation::update);
-    }
-    return apis;
   }
 
   static String secretName(int remote) {

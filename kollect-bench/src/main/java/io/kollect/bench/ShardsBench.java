@@ -1,7 +1,6 @@
 package io.kollect.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.kollect.testing.TestApiServer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,21 +37,17 @@ final class ShardsBench {
   }
 
   List<Map<String, Object>> run() throws Exception {
-    List<TestApiServer> remotes = new ArrayList<>();
-    try {
-      List<PlainApi> apis = ClustersBench.startRemotes(home, 2, plan.objectsPerType(), remotes);
+    try (RemoteFleet fleet = RemoteFleet.start(home, 2, plan.objectsPerType())) {
       home.apply(ClustersBench.profileYaml());
       home.apply(ClustersBench.targetYaml());
       ClustersBench.replaceClusters(home, plan.clusters());
       List<Map<String, Object>> out = new ArrayList<>();
       for (int shards : plan.shardCounts()) {
         for (String rule : shards == 1 ? List.of("none") : List.of("object", "cluster")) {
-          out.add(runShards(shards, rule, apis));
+          out.add(runShards(shards, rule, fleet.apis()));
         }
       }
       return out;
-    } finally {
-      remotes.forEach(TestApiServer::close);
     }
   }
 
