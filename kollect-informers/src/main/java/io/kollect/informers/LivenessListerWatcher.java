@@ -33,6 +33,8 @@ import java.util.concurrent.TimeUnit;
 final class LivenessListerWatcher
     implements ListerWatcher<GenericKubernetesResource, GenericKubernetesResourceList> {
 
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(LivenessListerWatcher.class);
   private static final String INTERCEPTOR = "kollect-watch-liveness";
 
   private final BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?> operation;
@@ -111,7 +113,13 @@ final class LivenessListerWatcher
                 TimeUnit unit) {
               // fabric8 schedules its re-opens (and its fail-safe after a close) here; a watch
               // the server ended on schedule is re-opened at once (see reopenAtOnce)
-              return super.schedule(command, rule.reopenAtOnce() ? 0 : delay, unit);
+              if (rule.reopenAtOnce()) {
+                // fabric8 has just logged (debug) a re-open after its interval; say it is not so
+                LOG.debug("Watch of {} ended by the server on schedule: re-opened at once, not in"
+                    + " {} ms", operation.getApiEndpointPath(), unit.toMillis(delay));
+                return super.schedule(command, 0, unit);
+              }
+              return super.schedule(command, delay, unit);
             }
           };
       liveness.watching(watch);
