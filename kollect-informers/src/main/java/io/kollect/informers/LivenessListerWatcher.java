@@ -101,7 +101,6 @@ final class LivenessListerWatcher
     try {
       // the manager re-opens each ended request from the last resourceVersion it saw, with the
       // same options; fabric8's Reflector relists only on 410 Gone
-      WatchLiveness rule = liveness;
       WatchHTTPManager<GenericKubernetesResource, GenericKubernetesResourceList> watch =
           new WatchHTTPManager<>(watchClient, operation, options,
               // liveness sees every event (a shard's quiet watch is not a dead one); the
@@ -113,7 +112,7 @@ final class LivenessListerWatcher
                 TimeUnit unit) {
               // fabric8 schedules its re-opens (and its fail-safe after a close) here; a watch
               // the server ended on schedule is re-opened at once (see reopenAtOnce)
-              if (rule.reopenAtOnce()) {
+              if (liveness.reopenAtOnce()) {
                 // fabric8 has just logged (debug) a re-open after its interval; say it is not so
                 LOG.debug("Watch of {} ended by the server on schedule: re-opened at once, not in"
                     + " {} ms", operation.getApiEndpointPath(), unit.toMillis(delay));
