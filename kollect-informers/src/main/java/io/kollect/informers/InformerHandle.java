@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -57,6 +56,9 @@ final class InformerHandle implements InformerSet.Member {
     this.informer = LivenessListerWatcher.informer(informable, liveness, options.listPageSize(),
         options.resyncPeriod().toMillis(), OwnedObjects.of(options, owner.type));
     informer.itemStore(store);
+    // the store answers reads by namespace itself (TrimmingItemStore#objectsIn): an index beside
+    // it would hold a second entry per cached object
+    informer.removeNamespaceIndex();
     informer.exceptionHandler((isStarted, t) -> {
       if (stopped) {
         return false;
@@ -147,10 +149,8 @@ final class InformerHandle implements InformerSet.Member {
 
   /** The cached objects of one namespace (all of them for a namespace-scoped informer). */
   List<GenericKubernetesResource> objectsIn(String namespace) {
-    if (!ScopePlanner.ALL.equals(scope)) {
-      return namespace.equals(scope) ? store.values().toList() : List.of();
-    }
-    return informer.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace);
+    return ScopePlanner.ALL.equals(scope) || namespace.equals(scope) ? store.objectsIn(namespace)
+        : List.of();
   }
 
   @Override

@@ -224,6 +224,18 @@ public final class InformerRegistry implements AutoCloseable {
     }
   }
 
+  /**
+   * What the active informers' stores hold, one element per cached object, as held (compact or
+   * not): for measuring the cache's memory.
+   */
+  java.util.List<Object> heldObjects() {
+    java.util.List<Object> out = new java.util.ArrayList<>();
+    for (TypeState s : types.values()) {
+      s.forEachActiveStore(store -> out.addAll(store.held()));
+    }
+    return out;
+  }
+
   /** Whether every lease has synced (types not served or wholly forbidden count as synced). */
   public boolean allSynced() {
     for (TypeState s : types.values()) {
@@ -438,6 +450,7 @@ public final class InformerRegistry implements AutoCloseable {
       // the registry needs only which group a CRD belongs to
       informer.itemStore(new TrimmingItemStore(ObjectProjection.of(
           List.of(List.of("spec", "group"), List.of("spec", "names", "kind")))));
+      informer.removeNamespaceIndex(); // CRDs are cluster-scoped; nothing reads them by namespace
       informer.addEventHandler(new ResourceEventHandler<>() {
         @Override
         public void onAdd(GenericKubernetesResource crd) {

@@ -557,6 +557,13 @@ final class TypeState {
     reportCachedObjects();
   }
 
+  /** Hands each active informer's store to {@code action} (for measuring the cache). */
+  void forEachActiveStore(java.util.function.Consumer<TrimmingItemStore> action) {
+    for (InformerHandle h : informers.active().values()) {
+      action.accept(h.store);
+    }
+  }
+
   /** O(informers of the type): a store's size is a counter, never a walk over its objects. */
   private void reportCachedObjects() {
     long count = 0;

@@ -136,7 +136,9 @@ class DegradationIT {
       api.admin.apiextensions().v1().customResourceDefinitions().resource(crd).create();
 
       await().atMost(Duration.ofSeconds(30)).until(() -> lease.status().served() && lease.hasSynced());
-      assertThat(events.statuses).anyMatch(s -> !s.served()).anyMatch(LeaseStatus::served);
+      // the listener hears of the status after the lease shows it: wait for it, do not race it
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+          assertThat(events.statuses).anyMatch(s -> !s.served()).anyMatch(LeaseStatus::served));
       assertThat(registry.informerCount()).isEqualTo(1);
       GenericKubernetesResource w = new GenericKubernetesResourceBuilder()
           .withApiVersion("example.kollect.io/v1").withKind("Widget")

@@ -54,8 +54,20 @@ public final class InformerMemoryBenchmark {
 
   private InformerMemoryBenchmark() {}
 
-  /** A started cache: its objects, and how to stop it. */
-  private record Cache(List<? extends HasMetadata> objects, Runnable stop) {}
+  /**
+   * A started cache: what it holds per object (a plain informer's objects, the projection
+   * store's entries as held), how many objects, and how to stop it.
+   */
+  private record Cache(Object[] held, int size, Runnable stop) {
+    Cache(List<? extends HasMetadata> objects, Runnable stop) {
+      this(objects.toArray(), objects.size(), stop);
+    }
+
+    /** The registry's stores as they hold the objects (reading them builds new copies). */
+    static Cache of(InformerRegistry registry, int size) {
+      return new Cache(registry.heldObjects().toArray(), size, registry::close);
+    }
+  }
 
   /** One variant's figures. */
   private record Result(String variant, long jolBytes, long heapBytes, int objects) {}
@@ -124,7 +136,7 @@ public final class InformerMemoryBenchmark {
         InformerLease lease = registry.lease(new LeaseRequest(Fixtures.CONFIG_MAP, namespaces,
             null, Set.of(), CONFIG_MAP_PROFILE), event -> { });
         await(() -> lease.hasSynced() && lease.list().size() == n);
-        return new Cache(lease.list(), registry::close);
+        return Cache.of(registry, lease.list().size());
       }));
       print(configMaps, n, "ConfigMap");
       largestAllocationPerEvent(client, n);
@@ -197,15 +209,15 @@ public final class InformerMemoryBenchmark {
     InformerLease lease = registry.lease(new LeaseRequest(Fixtures.DEPLOYMENT, Set.of(NAMESPACE),
         null, Set.of(), keepPaths), new RecordingListener());
     await(() -> lease.hasSynced() && lease.list().size() == n);
-    return new Cache(lease.list(), registry::close);
+    return Cache.of(registry, lease.list().size());
   }
 
   private static Result measure(String variant, int n, Supplier<Cache> start) throws Exception {
     long before = usedHeapAfterGc();
     Cache cache = start.get();
     long after = usedHeapAfterGc();
-    long jol = GraphLayout.parseInstance(cache.objects().toArray()).totalSize();
-    Result r = new Result(variant, jol / n, (after - before) / n, cache.objects().size());
+    long jol = GraphLayout.parseInstance(cache.held()).totalSize();
+    Result r = new Result(variant, jol / n, (after - before) / n, cache.size());
     cache.stop().run();
     System.out.printf("%-58s %,9d B/object (JOL)  %,9d B/object (heap delta)%n",
         variant, r.jolBytes(), r.heapBytes());
