@@ -18,7 +18,9 @@ import java.util.Objects;
  *
  * <p>{@code fields} values keep their JSON types. Records are immutable: the maps are read-only
  * copies in the given order (shared between records derived from one another) and the {@link
- * JsonNode} values must not be mutated by anyone holding a record.
+ * JsonNode} values must not be mutated by anyone holding a record. A text value is held as its
+ * string and read as a new {@code TextNode} each time: compare values with {@code equals}, never
+ * by identity.
  *
  * <p>A value class with the accessors, equality and JSON form a {@code record} would have, and
  * not a {@code record}: every inventoried object's record stays in memory, and the content hash is
@@ -146,7 +148,8 @@ public final class Record {
     this.observedAt = observedAt;
     this.hash = hash;
     // Read-only ordered copies; a record made from another (withSequence, tombstone) shares them.
-    this.fields = FrozenMap.of(fields);
+    // Fields are held leaner (shared names, text as strings): every inventoried object has some.
+    this.fields = FrozenMap.ofFields(fields);
     this.labels = FrozenMap.of(labels);
     this.annotations = FrozenMap.of(annotations);
     this.sequence = sequence;

@@ -58,4 +58,32 @@ class FrozenMapTest {
         new GroupVersionKind("", "v1", "ConfigMap"), "ns", "n", "uid", "1", Instant.EPOCH, "h",
         Map.of("a", IntNode.valueOf(1)), Map.of(), Map.of(), 7L));
   }
+
+  @Test
+  void answersEveryMapQueryAsTheLinkedHashMapItCopied() {
+    Map<String, String> source = new LinkedHashMap<>();
+    source.put("b", "2");
+    source.put("a", null);
+    source.put("c", "3");
+    Map<String, String> frozen = FrozenMap.of(source);
+
+    assertThat(frozen.isEmpty()).isFalse();
+    assertThat(frozen.keySet()).isEqualTo(source.keySet()).contains("a").doesNotContain("z");
+    assertThat(List.copyOf(frozen.entrySet())).isEqualTo(List.copyOf(source.entrySet()));
+    assertThat(new java.util.ArrayList<>(frozen.values())).containsExactly("2", null, "3");
+    assertThat(frozen.containsValue("3")).isTrue();
+    assertThat(frozen.containsValue(null)).isTrue();
+    assertThat(frozen.containsValue("4")).isFalse();
+    assertThat(frozen.getOrDefault("a", "x")).isNull();
+    assertThat(frozen.getOrDefault("z", "x")).isEqualTo("x");
+    assertThat(frozen).hasToString(source.toString());
+    assertThat(frozen).isNotEqualTo(Map.of("b", "2", "z", "0", "c", "3"));
+    Map<String, String> otherNull = new HashMap<>(source);
+    otherNull.remove("a");
+    otherNull.put("z", null);
+    assertThat(frozen).isNotEqualTo(otherNull);
+    assertThat(frozen.equals(new TreeMap<>(Map.of(1, "2", 2, "3", 3, "4")))).isFalse();
+    assertThatThrownBy(() -> frozen.remove("b")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(frozen::clear).isInstanceOf(UnsupportedOperationException.class);
+  }
 }
