@@ -3,7 +3,6 @@ package io.kollect.export;
 import io.kollect.extract.Op;
 import io.kollect.extract.Record;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -13,82 +12,43 @@ import java.util.concurrent.ConcurrentSkipListMap;
 /**
  * Keeps the current records of every target in memory and answers queries over them (the operator
  * serves this view over HTTP). An UPSERT replaces the record of its key, a DELETE removes it.
- * Reads never block delivery: both levels are concurrent sorted maps.
+ * Reads never block delivery: every level is a concurrent sorted map.
  *
- * <p>Records are held under a {@link ViewKey} made of the record's own strings, ordered as their
- * {@link Record#key()} strings would be: the view holds as many records as there are objects, and
- * a concatenated key per record would cost more than the key object and its map node together.
+ * <p>Records are held by target, then by type and namespace ({@link Prefix}, one per type and
+ * namespace), then by name, the record's own string: the view holds as many records as there are
+ * objects, and a key object or a concatenated key per record would cost more than the map node.
+ * The order is that of their {@link Record#key()} strings: a prefix {@code group/kind/namespace/}
+ * holds exactly three separators and no segment holds one, so two different prefixes differ before
+ * either ends, and records of one prefix are ordered by name.
  */
 public final class InventorySink implements Sink, InventoryView {
 
   private final String name;
-  private final ConcurrentSkipListMap<String, ConcurrentSkipListMap<ViewKey, Record>> byTarget =
-      new ConcurrentSkipListMap<>();
+  private final ConcurrentSkipListMap<String, ConcurrentSkipListMap<Prefix, ConcurrentSkipListMap<String, Record>>>
+      byTarget = new ConcurrentSkipListMap<>();
 
-  /**
-   * A record's identity within its target, {@link Record#key()} without the concatenation: the
-   * strings are the record's own (shared with the informer cache), so a key costs one small object.
-   */
-  private record ViewKey(String group, String kind, String namespace, String name) {
-    static ViewKey of(Record r) {
-      return new ViewKey(r.resource().group(), r.resource().kind(),
-          r.namespace() == null ? "" : r.namespace(), r.name());
+  /** A record's type and namespace, with their joined text {@code group/kind/namespace/}. */
+  private record Prefix(String group, String kind, String namespace, String joined)
+      implements Comparable<Prefix> {
+    static Prefix of(Record r) {
+      String namespace = r.namespace() == null ? "" : r.namespace();
+      return new Prefix(r.resource().group(), r.resource().kind(), namespace,
+          r.resource().group() + "/" + r.resource().kind() + "/" + namespace + "/");
     }
 
-    /**
-     * The order of {@code group/kind/namespace/name} as one string, without building it. Leading
-     * segments that are equal (mostly the same instances: one type, one namespace) and their
-     * separators are a common prefix of both strings, so the walk starts at the first that is not.
-     */
-    static final Comparator<ViewKey> ORDER = (a, b) -> {
-      int first = 0;
-      while (first < 3 && a.segment(first).equals(b.segment(first))) {
-        first++;
-      }
-      int sa = first;
-      int ia = 0;
-      int sb = first;
-      int ib = 0;
-      while (true) {
-        int ca = a.charAt(sa, ia);
-        int cb = b.charAt(sb, ib);
-        if (ca != cb || ca < 0) {
-          return Integer.compare(ca, cb);
-        }
-        if (ia < a.segment(sa).length()) {
-          ia++;
-        } else {
-          sa++;
-          ia = 0;
-        }
-        if (ib < b.segment(sb).length()) {
-          ib++;
-        } else {
-          sb++;
-          ib = 0;
-        }
-      }
-    };
-
-    private String segment(int s) {
-      return switch (s) {
-        case 0 -> group;
-        case 1 -> kind;
-        case 2 -> namespace;
-        default -> name;
-      };
+    @Override
+    public int compareTo(Prefix other) {
+      return joined.compareTo(other.joined);
     }
 
-    /**
-     * The character at position {@code i} of segment {@code s} of the joined key: the segment's
-     * own, the separator {@code '/'} right after a segment (none after the last), or -1 at the end.
-     */
-    private int charAt(int s, int i) {
-      String seg = segment(s);
-      if (i < seg.length()) {
-        return seg.charAt(i);
-      }
-      return s == 3 ? -1 : '/';
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Prefix p && joined.equals(p.joined);
+    }
+
+    @Override
+    public int hashCode() {
+      return joined.hashCode();
     }
   }
 
@@ -106,16 +66,25 @@ public final class InventorySink implements Sink, InventoryView {
     for (Record r : batch) {
       String target = r.target() == null ? "" : r.target();
       if (r.op() == Op.DELETE) {
-        ConcurrentSkipListMap<ViewKey, Record> records = byTarget.get(target);
-        if (records != null) {
-          records.remove(ViewKey.of(r));
-          if (records.isEmpty()) {
-            byTarget.remove(target, records);
+        var prefixes = byTarget.get(target);
+        if (prefixes == null) {
+          continue;
+        }
+        Prefix prefix = Prefix.of(r);
+        ConcurrentSkipListMap<String, Record> names = prefixes.get(prefix);
+        if (names != null) {
+          names.remove(r.name());
+          if (names.isEmpty()) {
+            prefixes.remove(prefix, names);
           }
         }
+        if (prefixes.isEmpty()) {
+          byTarget.remove(target, prefixes);
+        }
       } else {
-        byTarget.computeIfAbsent(target, t -> new ConcurrentSkipListMap<>(ViewKey.ORDER))
-            .put(ViewKey.of(r), r);
+        byTarget.computeIfAbsent(target, t -> new ConcurrentSkipListMap<>())
+            .computeIfAbsent(Prefix.of(r), p -> new ConcurrentSkipListMap<>())
+            .put(r.name(), r);
       }
     }
   }
@@ -123,29 +92,39 @@ public final class InventorySink implements Sink, InventoryView {
   @Override
   public List<Record> query(InventoryQuery query) {
     Objects.requireNonNull(query, "query");
-    NavigableMap<String, ConcurrentSkipListMap<ViewKey, Record>> targets = byTarget;
+    NavigableMap<String, ConcurrentSkipListMap<Prefix, ConcurrentSkipListMap<String, Record>>> targets =
+        byTarget;
     if (query.target() != null) {
-      ConcurrentSkipListMap<ViewKey, Record> one = byTarget.get(query.target());
+      var one = byTarget.get(query.target());
       if (one == null) {
         return List.of();
       }
       targets = new java.util.TreeMap<>(Map.of(query.target(), one));
     }
     List<Record> out = new ArrayList<>();
-    for (ConcurrentSkipListMap<ViewKey, Record> records : targets.values()) {
-      for (Record r : records.values()) {
-        if (matches(query, r)) {
-          out.add(r);
+    for (var prefixes : targets.values()) {
+      for (ConcurrentSkipListMap<String, Record> names : prefixes.values()) {
+        for (Record r : names.values()) {
+          if (matches(query, r)) {
+            out.add(r);
+          }
         }
       }
     }
     return out;
   }
 
-  /** Number of records held for a target. */
+  /** Number of records held for a target: O(types and namespaces of the target). */
   public int size(String target) {
-    ConcurrentSkipListMap<ViewKey, Record> records = byTarget.get(target);
-    return records == null ? 0 : records.size();
+    var prefixes = byTarget.get(target);
+    if (prefixes == null) {
+      return 0;
+    }
+    int n = 0;
+    for (ConcurrentSkipListMap<String, Record> names : prefixes.values()) {
+      n += names.size();
+    }
+    return n;
   }
 
   private static boolean matches(InventoryQuery q, Record r) {
