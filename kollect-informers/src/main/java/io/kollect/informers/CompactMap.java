@@ -27,6 +27,16 @@ final class CompactMap extends AbstractMap<String, Object> {
     this.values = values;
   }
 
+  /** The keys, not copied: for a holder that keeps the arrays instead of the map. */
+  String[] keyArray() {
+    return keys;
+  }
+
+  /** The values, not copied: for a holder that keeps the arrays instead of the map. */
+  Object[] valueArray() {
+    return values;
+  }
+
   @Override
   public int size() {
     return keys.length;

@@ -11,7 +11,8 @@ import java.util.Map;
  * fields ({@link ObjectProjection#IDENTITY_METADATA}): the same strings and maps the projection
  * made, without the three shells around them. A projected ConfigMap is otherwise held as a {@code
  * GenericKubernetesResource} (32 bytes), an {@code ObjectMeta} with sixteen fields (80 bytes) and a
- * one-entry map for its top-level keys (32 bytes); this object is 56 bytes. {@link #toResource}
+ * one-entry map for its top-level keys (32 bytes) and, most often, a {@link CompactMap} of the keys
+ * kept under that one key (32 bytes); this object is 56 bytes. {@link #toResource}
  * builds the shells again for each read: reads happen per event and per pass, the object is held
  * for as long as it exists.
  *
@@ -37,7 +38,13 @@ final class CompactResource {
    * (a ConfigMap's {@code data}, a Deployment's {@code spec}), and its one-entry map is 32 bytes.
    */
   private final String propertyKey;
+  /**
+   * With {@link #propertyKey}: its value, or when {@link #propertyKeys} is set, the values array of
+   * the {@link CompactMap} that was its value (the arrays are held, the map is made per read: the
+   * object layout has room for the one more field, the map costs 32 bytes). Else the whole map.
+   */
   private final Object properties;
+  private final String[] propertyKeys;
 
   private CompactResource(ObjectMeta meta, String propertyKey, Object properties) {
     this.name = meta.getName();
@@ -49,7 +56,13 @@ final class CompactResource {
     this.deletionTimestamp = meta.getDeletionTimestamp();
     this.ownerReferences = meta.getOwnerReferences();
     this.propertyKey = propertyKey;
-    this.properties = properties;
+    if (propertyKey != null && properties instanceof CompactMap map) {
+      this.propertyKeys = map.keyArray();
+      this.properties = map.valueArray();
+    } else {
+      this.propertyKeys = null;
+      this.properties = properties;
+    }
   }
 
   /**
@@ -102,8 +115,13 @@ final class CompactResource {
     out.setApiVersion(type.apiVersion());
     out.setKind(type.kind());
     out.setMetadata(meta);
-    out.setAdditionalProperties(propertyKey == null ? (Map<String, Object>) properties
-        : Map.of(propertyKey, properties));
+    if (propertyKey == null) {
+      out.setAdditionalProperties((Map<String, Object>) properties);
+    } else {
+      Object value = propertyKeys == null ? properties
+          : new CompactMap(propertyKeys, (Object[]) properties);
+      out.setAdditionalProperties(Map.of(propertyKey, value));
+    }
     return out;
   }
 }
