@@ -132,6 +132,14 @@ final class OperatorChild implements AutoCloseable {
     String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     jcmd.waitFor(60, TimeUnit.SECONDS);
     Files.writeString(to, out);
+    if (Boolean.getBoolean("bench.heapDump")) {
+      // a heap dump beside it, to find who holds what (java -Dbench.heapDump=true -jar ...)
+      Process dump = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+          Long.toString(pid()), "GC.heap_dump", to.resolveSibling("heap.hprof").toAbsolutePath().toString())
+          .redirectErrorStream(true).start();
+      dump.getInputStream().readAllBytes();
+      dump.waitFor(120, TimeUnit.SECONDS);
+    }
     return out;
   }
 

@@ -158,11 +158,11 @@ final class FullPass {
       changes.apply(records, e.getKey(), e.getValue());
     }
     List<ObjectKey> gone = new ArrayList<>();
-    for (ObjectKey key : records.entries().keySet()) {
+    records.forEachEntry((key, entry) -> {
       if (!next.containsKey(key)) {
         gone.add(key);
       }
-    }
+    });
     for (ObjectKey key : gone) {
       changes.apply(records, key, null);
     }
@@ -219,7 +219,7 @@ final class FullPass {
     RecordContext ctx = new RecordContext(rt.recordCluster(reading.cluster()), rt.id.toString(),
         status.now);
     Map<ObjectKey, TargetRecords.Entry> next =
-        new HashMap<>(Math.max(16, rt.records.entries().size() * 4 / 3 + 1));
+        new HashMap<>(Math.max(16, rt.records.entryCount() * 4 / 3 + 1));
     for (Map.Entry<ResourceType, InformerLease> e : rt.leases.entrySet()) {
       ResourceType type = e.getKey();
       TenantBoundary.TypeAccess typeAccess = access.get(type);
@@ -242,14 +242,13 @@ final class FullPass {
       // boundary is the point, not an outage.)
       for (LeaseStatus.Skipped s : ls.skipped()) {
         if (LeaseStatus.Skipped.FORBIDDEN.equals(s.reason())) {
-          for (Map.Entry<ObjectKey, TargetRecords.Entry> held : rt.records.entries().entrySet()) {
-            ObjectKey k = held.getKey();
-            if (held.getValue().record() != null && sameType(k.type(), type)
+          rt.records.forEachEntry((k, held) -> {
+            if (held.record() != null && sameType(k.type(), type)
                 && ("*".equals(s.namespace()) || Objects.equals(s.namespace(), k.namespace()))
                 && typeAccess.allows(k.namespace())) {
-              next.putIfAbsent(k, held.getValue());
+              next.putIfAbsent(k, held);
             }
-          }
+          });
         }
       }
       for (SkippedScope s : typeAccess.forbidden()) {

@@ -375,16 +375,16 @@ final class ShadowEvaluation implements AutoCloseable {
       if (ctx == null || !ctx.readable() || !ctx.complete()) {
         return NOT_READY;
       }
-      Map<String, Record> baseline = new HashMap<>(rt.records.entries().size() * 4 / 3 + 1);
+      Map<String, Record> baseline = new HashMap<>(rt.records.entryCount() * 4 / 3 + 1);
       Set<String> keys = new HashSet<>();
-      for (Map.Entry<ObjectKey, TargetRecords.Entry> e : rt.records.entries().entrySet()) {
-        String key = e.getKey().recordKey();
+      rt.records.forEachEntry((k, e) -> {
+        String key = k.recordKey();
         keys.add(key);
-        Record r = e.getValue().record();
+        Record r = e.record();
         if (r != null && rt.cap == null) {
           baseline.put(key, r);
         }
-      }
+      });
       if (rt.cap != null) {
         // A capped target delivers its kept set only: compare with what it delivers.
         for (Record r : rt.cap.kept()) {

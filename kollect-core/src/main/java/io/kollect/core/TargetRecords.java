@@ -30,6 +30,10 @@ import java.util.function.BiConsumer;
  * different under another projection. {@link Stamp} bundles the three; entries share one stamp
  * instance per type.
  *
+ * <p>Entries are held by type, namespace and name, the object's own strings, rather than under
+ * an {@link ObjectKey} per object: the map lives as long as the objects, and a key object per
+ * entry would cost 24 bytes each. Keys are made for a caller's walk only ({@link #forEachEntry}).
+ *
  * <p>Not thread-safe: used under the target's monitor.
  */
 final class TargetRecords {
@@ -68,7 +72,10 @@ final class TargetRecords {
       .thenComparing(k -> k.namespace() == null ? "" : k.namespace())
       .thenComparing(ObjectKey::name);
 
-  private final HashMap<ObjectKey, Entry> entries = new HashMap<>();
+  /** Type → namespace ({@code ""} for cluster-scoped objects) → name → entry. */
+  private final HashMap<ResourceType, HashMap<String, HashMap<String, Entry>>> entries =
+      new HashMap<>();
+  private int entryCount;
   private final Map<ResourceType, int[]> counts = new HashMap<>();
   private final TreeMap<ObjectKey, String> errors = new TreeMap<>(ERROR_ORDER);
   private final Map<ResourceType, Stamp> stamps = new HashMap<>();
@@ -87,7 +94,14 @@ final class TargetRecords {
   }
 
   Entry get(ObjectKey key) {
-    return entries.get(key);
+    HashMap<String, HashMap<String, Entry>> byNamespace = entries.get(key.type());
+    HashMap<String, Entry> names = byNamespace == null ? null
+        : byNamespace.get(namespaceOf(key));
+    return names == null ? null : names.get(key.name());
+  }
+
+  private static String namespaceOf(ObjectKey key) {
+    return key.namespace() == null ? "" : key.namespace();
   }
 
   /**
@@ -95,12 +109,38 @@ final class TargetRecords {
    * counts and errors follow.
    */
   Entry put(ObjectKey key, Entry entry) {
-    Entry old = entry == null ? entries.remove(key) : entries.put(key, entry);
+    Entry old = entry == null ? remove(key) : entries
+        .computeIfAbsent(key.type(), t -> new HashMap<>())
+        .computeIfAbsent(namespaceOf(key), ns -> new HashMap<>())
+        .put(key.name(), entry);
+    if (entry != null && old == null) {
+      entryCount++;
+    }
     if (old != null) {
       account(key, old, -1);
     }
     if (entry != null) {
       account(key, entry, +1);
+    }
+    return old;
+  }
+
+  private Entry remove(ObjectKey key) {
+    HashMap<String, HashMap<String, Entry>> byNamespace = entries.get(key.type());
+    if (byNamespace == null) {
+      return null;
+    }
+    String namespace = namespaceOf(key);
+    HashMap<String, Entry> names = byNamespace.get(namespace);
+    Entry old = names == null ? null : names.remove(key.name());
+    if (old != null) {
+      entryCount--;
+      if (names.isEmpty()) {
+        byNamespace.remove(namespace);
+        if (byNamespace.isEmpty()) {
+          entries.remove(key.type());
+        }
+      }
     }
     return old;
   }
@@ -147,17 +187,29 @@ final class TargetRecords {
   /** The current records (a view; O(objects) to walk, for full passes only). */
   Collection<Record> records() {
     List<Record> out = new ArrayList<>(records);
-    for (Entry e : entries.values()) {
-      if (e.outcome() instanceof Record r) {
-        out.add(r);
+    for (HashMap<String, HashMap<String, Entry>> byNamespace : entries.values()) {
+      for (HashMap<String, Entry> names : byNamespace.values()) {
+        for (Entry e : names.values()) {
+          if (e.outcome() instanceof Record r) {
+            out.add(r);
+          }
+        }
       }
     }
     return out;
   }
 
-  /** Every entry, for full passes only. */
-  Map<ObjectKey, Entry> entries() {
-    return entries;
+  /** Number of entries (objects with a record, an error or neither). */
+  int entryCount() {
+    return entryCount;
+  }
+
+  /** Hands every entry with its key to {@code action}: O(objects), for full passes only. */
+  void forEachEntry(BiConsumer<ObjectKey, Entry> action) {
+    entries.forEach((type, byNamespace) -> byNamespace.forEach((namespace, names) -> {
+      String ns = namespace.isEmpty() ? null : namespace;
+      names.forEach((name, e) -> action.accept(new ObjectKey(type, ns, name), e));
+    }));
   }
 
   int errorCount() {
@@ -180,6 +232,7 @@ final class TargetRecords {
   /** Forgets everything (the target is removed). */
   void clear() {
     entries.clear();
+    entryCount = 0;
     counts.clear();
     errors.clear();
     stamps.clear();
