@@ -204,7 +204,8 @@ final class SinkState {
 
   /** The enqueued state of the key; {@code null} when it is not enqueued. Caller holds viewLock. */
   private ExportedEntry enqueuedUnlocked(ExportKey key) {
-    Object over = overlay.get(key);
+    // a settled state has an empty overlay: one hash lookup per key, as with one map
+    Object over = overlay.isEmpty() ? null : overlay.get(key);
     if (over == null) {
       return acknowledged.get(key);
     }
