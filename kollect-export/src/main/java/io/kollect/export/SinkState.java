@@ -41,10 +41,10 @@ import java.util.function.BiConsumer;
  * overlay and the acknowledged map change together under {@link #viewLock}, which every read of
  * the view takes too, so a reader never sees a key in neither or a half-applied acknowledgement.
  * Because acknowledgements leave the view alone, its size is counted where it changes ({@link
- * #enqueuedSize}) and a diff finds vanished keys in O(changes) when nothing vanished. Per-key
+ * #enqueuedSize}), so a diff tells in O(1) that no key vanished, as it did with a full map. Per-key
  * delivery order ({@link DeliveryChannel}) is not needed for correctness, only for the overlay to
- * empty: an acknowledgement that arrives late or out of order leaves its key in the overlay until
- * the next state of the key.
+ * empty: an acknowledgement that arrives out of order may leave its key in the overlay until the
+ * key's next state.
  *
  * <p>A plain map under a lock, not a {@code ConcurrentHashMap}: an acknowledgement must change
  * both maps as one step for (2), and a lock lets the overlay be replaced by a small map once it
