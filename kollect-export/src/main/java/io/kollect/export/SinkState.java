@@ -237,7 +237,7 @@ final class SinkState {
     }
   }
 
-  /** Records that {@code entry} is handed to the sink's buffer for the key (target's monitor held). */
+  /** Records that {@code entry} goes to the sink's buffer for the key; target's monitor held. */
   void markEnqueued(ExportKey key, ExportedEntry entry) {
     synchronized (viewLock) {
       if (enqueuedUnlocked(key) == null) {
