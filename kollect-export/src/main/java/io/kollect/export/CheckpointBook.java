@@ -16,9 +16,10 @@ import org.slf4j.LoggerFactory;
  * forgets a state that is no longer wanted. Everything between the exporter and its {@link
  * CheckpointStore} goes through here.
  *
- * <p><b>The invariant.</b> A {@link SinkState} has two views. {@code enqueued} is the
+ * <p><b>The invariant.</b> A {@link SinkState} has two views. The enqueued view is the
  * last-exported state: the exporter writes a key's new entry (content hash, sequence, send time)
- * into it <em>before</em> it hands the record to the sink's buffer, under the target's monitor.
+ * into it <em>before</em> it hands the record to the sink's buffer, under the target's monitor
+ * (it is kept as an overlay on {@code acknowledged}: see {@link SinkState}).
  * {@code acknowledged} is what the sink confirmed (in this run, or in an earlier one as loaded;
  * adopted entries are what a peer's sink confirmed), and it is the only view this book ever writes
  * to the store. So the store never claims a content the destination was not handed: a crash
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * checkpoint interval), never run ahead of it.
  *
  * <p><b>Why a concurrent heartbeat cannot replay a stale state.</b> A heartbeat runs under the
- * same target monitor as a converge and re-sends the entry {@code enqueued} holds for the key's
+ * same target monitor as a converge and re-sends the entry the enqueued view holds for the key's
  * current record, with that entry's sequence: since the entry was replaced before the newer
  * record was sent, the heartbeat sees the newer one or none. What is loaded from a checkpoint is
  * never repeated with its stored sequence: {@link #open} gives every loaded entry a new sequence,
@@ -251,7 +252,7 @@ final class CheckpointBook {
     synchronized (st.saveLock) {
       Map<ExportKey, ExportedEntry> waiting = st.waiting;
       st.waiting = Map.of();
-      waiting.forEach(st.acknowledged::putIfAbsent);
+      st.adoptForTombstones(waiting);
       return waiting;
     }
   }

@@ -561,7 +561,7 @@ public final class Exporter implements AutoCloseable {
       SinkState st = ts.bySink.get(sink);
       Set<String> keys = new HashSet<>();
       if (st != null) {
-        st.enqueued.keySet().forEach(k -> keys.add(k.toString()));
+        st.forEachEnqueued((k, e) -> keys.add(k.toString()));
       }
       return keys;
     }

@@ -111,7 +111,7 @@ final class Heartbeats {
       if (slice(ts.target, key) != slice) {
         continue;
       }
-      ExportedEntry entry = st.enqueued.get(key);
+      ExportedEntry entry = st.enqueuedEntry(key);
       Instant lastSent = entry == null ? null : entry.lastSentAt();
       if (entry == null || (lastSent != null
           && Duration.between(lastSent, now).compareTo(minAge) < 0)
@@ -119,7 +119,7 @@ final class Heartbeats {
         continue;
       }
       entry = entry.resent(entry.sequence() != null ? entry.sequence() : sequences.next(), now);
-      st.enqueued.put(key, entry);
+      st.markEnqueued(key, entry);
       out.add(new Pending(st, key, e.getValue().withSequence(entry.sequence()), entry));
     }
     return out;

@@ -21,9 +21,9 @@ import java.util.Set;
  * first time the target names the sink ({@link CheckpointBook#open}).
  *
  * <p>Every method runs under the target's monitor, the caller's: that is what orders a diff
- * against the heartbeat of the same target. A key's entry in {@link SinkState#enqueued} is
- * replaced before its record is enqueued, so what a heartbeat finds there is never older than
- * what was sent.
+ * against the heartbeat of the same target. A key's enqueued entry ({@link
+ * SinkState#markEnqueued}) is replaced before its record is enqueued, so what a heartbeat finds
+ * there is never older than what was sent.
  *
  * <p>Within one call, a record handed to several sinks is handed over as one sent record and one
  * {@link ExportedEntry} with one sequence ({@link Offers}): every sink's state then holds the same
@@ -53,7 +53,7 @@ final class SinkDiff {
      * it), larger than any this key had (also before a restart).
      */
     void offerIfChanged(SinkState st, ExportKey key, Record r, List<Pending> out) {
-      ExportedEntry prev = st.enqueued.get(key);
+      ExportedEntry prev = st.enqueuedEntry(key);
       if (prev == null || !r.hash().equals(prev.hash())) {
         Sent s = sent == null ? null : sent.get(r);
         if (s == null) {
@@ -63,7 +63,7 @@ final class SinkDiff {
             sent.put(r, s);
           }
         }
-        st.enqueued.put(key, s.entry());
+        st.markEnqueued(key, s.entry());
         out.add(new Pending(st, key, s.record(), s.entry()));
       }
     }
@@ -132,7 +132,7 @@ final class SinkDiff {
         offers.offerIfChanged(st, e.getKey(), e.getValue(), out);
       }
       for (ExportKey key : deletedKeys) {
-        ExportedEntry prev = st.enqueued.remove(key);
+        ExportedEntry prev = st.markDeleted(key);
         if (prev != null) {
           out.add(tombstoneOf(ts.target, st, key, prev));
         }
@@ -173,21 +173,24 @@ final class SinkDiff {
     } else if (resendAll) {
       st.resetToAcknowledged();
     }
-    Map<ExportKey, ExportedEntry> enqueued = st.enqueued;
     List<Pending> out = new ArrayList<>();
     for (Map.Entry<ExportKey, Record> e : ts.current.entrySet()) {
       offers.offerIfChanged(st, e.getKey(), e.getValue(), out);
     }
-    // Every current key is in `enqueued` now, so it holds vanished keys exactly when it is larger;
-    // an unchanged set costs one lookup per record and no second pass.
+    // Every current key is enqueued now, so vanished keys are enqueued exactly when more keys are
+    // than current ones; an unchanged set costs one lookup per record and no second pass.
     // Until a converge handed over the complete set, a key missing from it proves nothing.
-    if (ts.complete && enqueued.size() > ts.current.size()) {
-      for (Iterator<Map.Entry<ExportKey, ExportedEntry>> it = enqueued.entrySet().iterator();
-          it.hasNext(); ) {
-        Map.Entry<ExportKey, ExportedEntry> e = it.next();
-        if (!ts.current.containsKey(e.getKey())) {
-          it.remove();
-          out.add(tombstoneOf(ts.target, st, e.getKey(), e.getValue()));
+    if (ts.complete && st.enqueuedSize() > ts.current.size()) {
+      List<ExportKey> vanished = new ArrayList<>();
+      st.forEachEnqueued((key, entry) -> {
+        if (!ts.current.containsKey(key)) {
+          vanished.add(key);
+        }
+      });
+      for (ExportKey key : vanished) {
+        ExportedEntry last = st.markDeleted(key);
+        if (last != null) {
+          out.add(tombstoneOf(ts.target, st, key, last));
         }
       }
     }

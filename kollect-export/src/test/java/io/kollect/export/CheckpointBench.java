@@ -162,8 +162,10 @@ public final class CheckpointBench {
       GraphLayout shared = GraphLayout.parseInstance(records.toArray());
       GraphLayout perSink;
       GraphLayout target;
+      int overlay;
       synchronized (ts) {
         SinkState st = ts.bySink.get("s");
+        overlay = st.overlaySize();
         target = GraphLayout.parseInstance(ts.current).subtract(shared);
         // what one more sink costs: its state minus the records and the target's map (whose key
         // strings the sink's maps share)
@@ -178,6 +180,8 @@ public final class CheckpointBench {
       System.out.printf("| per target: current map (TargetState.current, with the key strings) "
           + "| %.0f |%n",
           target.totalSize() / (double) keys);
+      System.out.printf("(keys whose enqueued state differs from the acknowledged one: %,d)%n",
+          overlay);
       System.out.println();
       System.out.println(perSink.toFootprint().lines().limit(20)
           .reduce("", (a, b) -> a + b + "\n"));

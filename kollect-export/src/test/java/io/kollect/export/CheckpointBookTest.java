@@ -2,6 +2,7 @@ package io.kollect.export;
 
 import static io.kollect.export.TestRecords.DEPLOYMENT;
 import static io.kollect.export.TestRecords.T0;
+import static io.kollect.export.TestRecords.enqueued;
 import static io.kollect.export.TestRecords.exportKey;
 import static io.kollect.export.TestRecords.key;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -122,9 +123,9 @@ class CheckpointBookTest {
     SinkState st = book(ALL).open(T, S, false);
 
     assertThat(st.acknowledged).containsOnlyKeys(exportKey("a"), exportKey("b"), exportKey("c"));
-    assertThat(st.enqueued.values()).extracting(ExportedEntry::sequence)
+    assertThat(enqueued(st).values()).extracting(ExportedEntry::sequence)
         .allMatch(seq -> seq > 9_000_000L).doesNotHaveDuplicates();
-    assertThat(st.enqueued.get(exportKey("a")).contentHash()).isEqualTo("h-a");
+    assertThat(enqueued(st).get(exportKey("a")).contentHash()).isEqualTo("h-a");
   }
 
   @Test
@@ -133,7 +134,7 @@ class CheckpointBookTest {
 
     SinkState st = book(NOT_THEIRS).open(T, S, false);
 
-    assertThat(st.enqueued).containsOnlyKeys(exportKey("mine"));
+    assertThat(enqueued(st)).containsOnlyKeys(exportKey("mine"));
     assertThat(st.waiting).isEmpty();
     assertThat(store.own).containsOnlyKeys(key("mine"));
     assertThat(store.calls).containsExactly("load", "apply +0 -1"); // no peer is read
@@ -145,7 +146,7 @@ class CheckpointBookTest {
 
     SinkState st = book(NOT_THEIRS).open(T, S, true);
 
-    assertThat(st.enqueued).containsOnlyKeys(exportKey("mine"));
+    assertThat(enqueued(st)).containsOnlyKeys(exportKey("mine"));
     assertThat(st.waiting).containsOnlyKeys(exportKey("theirs"));
     assertThat(store.own).containsOnlyKeys(key("mine"), key("theirs"));
   }
@@ -215,7 +216,7 @@ class CheckpointBookTest {
     SinkState st = acknowledgeNewAndTheDeletionOfGone(book);
     store.calls.clear();
     // handed to the sink, not acknowledged
-    st.enqueued.put(exportKey("sent"), entry("sent", "h", 3L));
+    st.markEnqueued(exportKey("sent"), entry("sent", "h", 3L));
 
     book.saveIfChanged(st, false);
     book.saveIfChanged(st, false); // nothing changed since: no write
@@ -258,7 +259,7 @@ class CheckpointBookTest {
     storeMineAndTheirs();
     CheckpointBook book = book(NOT_THEIRS);
     SinkState st = book.open(T, S, true);
-    st.acknowledge(exportKey("mine"), Op.UPSERT, st.enqueued.get(exportKey("mine")),
+    st.acknowledge(exportKey("mine"), Op.UPSERT, enqueued(st).get(exportKey("mine")),
         T0.plusSeconds(60));
 
     book.saveIfChanged(st, true);

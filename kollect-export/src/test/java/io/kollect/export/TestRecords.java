@@ -8,6 +8,7 @@ import io.kollect.extract.Op;
 import io.kollect.extract.Record;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +46,13 @@ final class TestRecords {
   /** {@link #key} as the exporter holds it. */
   static ExportKey exportKey(String name) {
     return ExportKey.parse(key(name));
+  }
+
+  /** A copy of a (target, sink) state's enqueued view: key to the entry last handed over. */
+  static Map<ExportKey, ExportedEntry> enqueued(SinkState st) {
+    Map<ExportKey, ExportedEntry> view = new HashMap<>();
+    st.forEachEnqueued(view::put);
+    return view;
   }
 
   static long seq(Record r) {
