@@ -14,9 +14,10 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * serves this view over HTTP). An UPSERT replaces the record of its key, a DELETE removes it.
  * Reads never block delivery: every level is a concurrent sorted map.
  *
- * <p>Records are held by target, then by type and namespace ({@link Prefix}, one per type and
- * namespace), then by name, the record's own string: the view holds as many records as there are
- * objects, and a key object or a concatenated key per record would cost more than the map node.
+ * <p>Records are held by target, then by type and namespace (the text {@code
+ * group/kind/namespace/}, one per type and namespace), then by name, the record's own string: the
+ * view holds as many records as there are objects, and a key object or a concatenated key per
+ * record would cost more than the map node.
  * The order is that of their {@link Record#key()} strings: a prefix {@code group/kind/namespace/}
  * holds exactly three separators and no segment holds one, so two different prefixes differ before
  * either ends, and records of one prefix are ordered by name.
@@ -24,32 +25,16 @@ import java.util.concurrent.ConcurrentSkipListMap;
 public final class InventorySink implements Sink, InventoryView {
 
   private final String name;
-  private final ConcurrentSkipListMap<String, ConcurrentSkipListMap<Prefix, ConcurrentSkipListMap<String, Record>>>
+  private final ConcurrentSkipListMap<String, ConcurrentSkipListMap<String, ConcurrentSkipListMap<String, Record>>>
       byTarget = new ConcurrentSkipListMap<>();
 
-  /** A record's type and namespace, with their joined text {@code group/kind/namespace/}. */
-  private record Prefix(String group, String kind, String namespace, String joined)
-      implements Comparable<Prefix> {
-    static Prefix of(Record r) {
-      String namespace = r.namespace() == null ? "" : r.namespace();
-      return new Prefix(r.resource().group(), r.resource().kind(), namespace,
-          r.resource().group() + "/" + r.resource().kind() + "/" + namespace + "/");
-    }
-
-    @Override
-    public int compareTo(Prefix other) {
-      return joined.compareTo(other.joined);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Prefix p && joined.equals(p.joined);
-    }
-
-    @Override
-    public int hashCode() {
-      return joined.hashCode();
-    }
+  /**
+   * A record's type and namespace as the text {@code group/kind/namespace/}: one instance per type
+   * and namespace is held (the first a map put kept); the one made per write is garbage at once.
+   */
+  private static String prefixOf(Record r) {
+    return r.resource().group() + "/" + r.resource().kind() + "/"
+        + (r.namespace() == null ? "" : r.namespace()) + "/";
   }
 
   public InventorySink(String name) {
@@ -70,7 +55,7 @@ public final class InventorySink implements Sink, InventoryView {
         if (prefixes == null) {
           continue;
         }
-        Prefix prefix = Prefix.of(r);
+        String prefix = prefixOf(r);
         ConcurrentSkipListMap<String, Record> names = prefixes.get(prefix);
         if (names != null) {
           names.remove(r.name());
@@ -83,7 +68,7 @@ public final class InventorySink implements Sink, InventoryView {
         }
       } else {
         byTarget.computeIfAbsent(target, t -> new ConcurrentSkipListMap<>())
-            .computeIfAbsent(Prefix.of(r), p -> new ConcurrentSkipListMap<>())
+            .computeIfAbsent(prefixOf(r), p -> new ConcurrentSkipListMap<>())
             .put(r.name(), r);
       }
     }
@@ -92,7 +77,7 @@ public final class InventorySink implements Sink, InventoryView {
   @Override
   public List<Record> query(InventoryQuery query) {
     Objects.requireNonNull(query, "query");
-    NavigableMap<String, ConcurrentSkipListMap<Prefix, ConcurrentSkipListMap<String, Record>>> targets =
+    NavigableMap<String, ConcurrentSkipListMap<String, ConcurrentSkipListMap<String, Record>>> targets =
         byTarget;
     if (query.target() != null) {
       var one = byTarget.get(query.target());
