@@ -17,7 +17,7 @@ public final class CompiledProfile {
   private final String name;
   private final Map<GroupVersionKind, CompiledRule> rules;
   private final List<String> warnings;
-  private final StringPool namespaces = new StringPool(10_000);
+  private final BoundedPool<String, String> namespaces = new BoundedPool<>(10_000);
 
   CompiledProfile(String name, List<CompiledRule> rules) {
     this(name, rules, List.of());
@@ -83,7 +83,8 @@ public final class CompiledProfile {
     gvk = rule.gvk;
     JsonNode metadata = object.path("metadata");
     String objName = metadata.path("name").asText("");
-    String namespace = namespaces.intern(metadata.path("namespace").asText(""));
+    String text = metadata.path("namespace").asText("");
+    String namespace = namespaces.intern(text, text);
     namespace = namespace.isEmpty() ? null : namespace;
     String key = gvk.group() + "/" + gvk.kind() + "/" + (namespace == null ? "" : namespace) + "/" + objName;
     if (objName.isEmpty()) {

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
@@ -46,7 +47,8 @@ import java.util.function.BiConsumer;
  */
 final class FrozenMap<V> implements Map<String, V> {
 
-  private static final KeyArrayPool FIELD_NAMES = new KeyArrayPool(1_024);
+  /** Keyed by a list view of the pooled array itself: equal by content, no second copy. */
+  private static final BoundedPool<List<String>, String[]> FIELD_NAMES = new BoundedPool<>(1_024);
 
   private final String[] keys;
   /** The values; for a fields map, a {@code String} stands for the {@link TextNode} of it. */
@@ -97,7 +99,7 @@ final class FrozenMap<V> implements Map<String, V> {
           ? ((TextNode) v).textValue() : v;
       i++;
     }
-    return new FrozenMap<>(fields ? FIELD_NAMES.intern(keys) : keys, values, fields);
+    return new FrozenMap<>(fields ? FIELD_NAMES.intern(Arrays.asList(keys), keys) : keys, values, fields);
   }
 
   /** The key array as held (shared between fields maps of the same names). */
