@@ -48,6 +48,7 @@ public final class KubeClients {
     RateLimit limit = new RateLimit(qps, burst);
     return new KubernetesClientBuilder()
         .withConfig(config)
+        .withHttpClientFactory(new GzipClientFactory())
         .withHttpClientBuilderConsumer(b -> quiet(b).addOrReplaceInterceptor("kollect-rate-limit", limit))
         .build();
   }

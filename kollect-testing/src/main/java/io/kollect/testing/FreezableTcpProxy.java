@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A loopback TCP forwarder to a server (an API server) that a test can {@link #freeze()}: a
@@ -28,6 +29,7 @@ public final class FreezableTcpProxy implements AutoCloseable {
   private volatile ServerSocket server;
   private final Set<Link> links = ConcurrentHashMap.newKeySet();
   private final AtomicInteger accepted = new AtomicInteger();
+  private final AtomicLong bytesToClients = new AtomicLong();
   private volatile boolean frozen;
 
   private static final class Link {
@@ -96,6 +98,11 @@ public final class FreezableTcpProxy implements AutoCloseable {
     return accepted.get();
   }
 
+  /** Bytes forwarded from the server to clients so far (what a client received on the wire). */
+  public long bytesToClients() {
+    return bytesToClients.get();
+  }
+
   /**
    * Closes every open connection, as a restarted load balancer does; new ones are forwarded as
    * before (every client must connect anew, so an open watch cannot hide which credential a
@@ -127,21 +134,21 @@ public final class FreezableTcpProxy implements AutoCloseable {
           // held open, never answered: the client's request waits until it gives up
           Link dead = new Link(client, null, true);
           links.add(dead);
-          pipe(dead, client, null);
+          pipe(dead, client, null, null);
           continue;
         }
         Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
         Link link = new Link(client, upstream, false);
         links.add(link);
-        pipe(link, client, upstream);
-        pipe(link, upstream, client);
+        pipe(link, client, upstream, null);
+        pipe(link, upstream, client, bytesToClients);
       } catch (IOException e) {
         // closed
       }
     }
   }
 
-  private void pipe(Link link, Socket from, Socket to) {
+  private void pipe(Link link, Socket from, Socket to, AtomicLong counted) {
     Thread t = new Thread(() -> {
       byte[] buffer = new byte[16384];
       try {
@@ -154,6 +161,9 @@ public final class FreezableTcpProxy implements AutoCloseable {
           }
           out.write(buffer, 0, n);
           out.flush();
+          if (counted != null) {
+            counted.addAndGet(n);
+          }
         }
       } catch (IOException e) {
         // closed or reset
