@@ -1,7 +1,10 @@
 package io.kollect.export;
 
+import java.util.AbstractMap;
+import java.util.AbstractSet;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -145,6 +148,47 @@ final class CheckpointBook {
     Map<String, ExportedEntry> out = new HashMap<>(Math.max(16, entries.size() * 4 / 3 + 1));
     entries.forEach((k, e) -> out.put(k.toString(), e));
     return out;
+  }
+
+  /**
+   * The exporter's entries under the store's keys as a read-only view: its size is immediate, so a
+   * store can decide whether to compact without a copy of the state, and iterating it converts each
+   * key as it goes. Looking a key up is linear; a store iterates it.
+   */
+  static Map<String, ExportedEntry> textView(Map<ExportKey, ExportedEntry> entries) {
+    return new AbstractMap<>() {
+      @Override
+      public int size() {
+        return entries.size();
+      }
+
+      @Override
+      public Set<Map.Entry<String, ExportedEntry>> entrySet() {
+        return new AbstractSet<>() {
+          @Override
+          public int size() {
+            return entries.size();
+          }
+
+          @Override
+          public Iterator<Map.Entry<String, ExportedEntry>> iterator() {
+            Iterator<Map.Entry<ExportKey, ExportedEntry>> it = entries.entrySet().iterator();
+            return new Iterator<>() {
+              @Override
+              public boolean hasNext() {
+                return it.hasNext();
+              }
+
+              @Override
+              public Map.Entry<String, ExportedEntry> next() {
+                Map.Entry<ExportKey, ExportedEntry> e = it.next();
+                return Map.entry(e.getKey().toString(), e.getValue());
+              }
+            };
+          }
+        };
+      }
+    };
   }
 
   /**
@@ -343,7 +387,7 @@ final class CheckpointBook {
       if (st.waiting.isEmpty()) {
         // The store holds exactly what this state acknowledged (what it loaded plus every change
         // written since): it may compact from it instead of reading its files back.
-        store.apply(st.target, st.sink, changed, removed, () -> texts(st.acknowledged));
+        store.apply(st.target, st.sink, changed, removed, () -> textView(st.acknowledged));
       } else {
         store.apply(st.target, st.sink, changed, removed);
       }

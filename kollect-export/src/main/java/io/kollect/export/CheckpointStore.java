@@ -62,7 +62,9 @@ public interface CheckpointStore {
    * since (this one included); it may also hold newer states of keys than those applied
    * (acknowledged since, not written yet, or given a new sequence when loaded), never an older
    * state than one already applied. A caller that keeps stored entries out of its state
-   * (entries kept for another shard) must not offer it. The default ignores {@code state}.
+   * (entries kept for another shard) must not offer it. The map may be a read-only view whose
+   * size is immediate and whose keys are made as it is iterated: read it by its size and by
+   * iterating it, not by looking keys up. The default ignores {@code state}.
    */
   default void apply(String target, String sink, Map<String, ExportedEntry> changed,
       Set<String> removed, Supplier<Map<String, ExportedEntry>> state) {

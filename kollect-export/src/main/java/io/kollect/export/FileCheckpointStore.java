@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -51,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * past the snapshot's size (at least {@value #MIN_COMPACT_BYTES} bytes) it is compacted: the
  * merged state is written as a new snapshot {@code <name>.checkpoint.json} and the log is emptied.
  * Bytes written per change are then at most about twice the bytes of the change itself, whatever
- * the size of the state.
+ * the size of the state (about 1.5 times when the caller offers its state, below).
  *
  * <p><b>Compaction from the caller's state.</b> The store keeps no copy of the state (the exporter
  * already holds it once; a second copy per (target, sink) would double export memory), so a
@@ -61,13 +62,22 @@ import org.slf4j.LoggerFactory;
  * up to changes the caller has not written yet: this store served the caller's {@link #load}, and
  * it wrote every log line since itself (the log is as long as it left it, see below). Otherwise
  * (no offer, no load through this store, another writer's line in the log, a write that failed
- * half-way) it reads the snapshot and its log back and merges them, as it always did. A first
- * inventory of 50,000 objects compacts at each doubling of its state; re-reading cost more CPU
- * than the rest of the checkpoint (docs/benchmarks.md). The snapshot so written may carry newer
- * states of keys than the log lines it replaces (acknowledged since, not written yet): the next
- * {@code apply} writes them again, which changes nothing, and a crash first leaves newer
- * acknowledged states, which is what a checkpoint may hold. Either way the snapshot is streamed
- * to its file entry by entry, never built as one array the size of the state.
+ * half-way) it reads the snapshot and its log back and merges them, as it always did (re-reading
+ * cost more CPU than the rest of the checkpoint, docs/benchmarks.md). The snapshot so written may
+ * carry newer states of keys than the log lines it replaces (acknowledged since, not written
+ * yet): the next {@code apply} writes them again, which changes nothing, and a crash first leaves
+ * newer acknowledged states, which is what a checkpoint may hold. Either way the snapshot is
+ * streamed to its file entry by entry, never built as one array the size of the state.
+ *
+ * <p><b>A growing state is not compacted.</b> With the caller's state offered, a log past the
+ * snapshot's size is compacted only once it holds more than {@value #LOG_ENTRIES_PER_STATE_ENTRY}
+ * entries (upserts and removals) per entry of that state. A first inventory (every line a new key)
+ * therefore writes its log once and no snapshot at all, where the rule of size alone rewrote the
+ * whole state at each doubling of it, and the changes after it do not pay for compacting it at
+ * once: the log is compacted when as many changes again have been written. The log holds at most
+ * twice the state's entries plus one write's, so a load reads at most about three times the state
+ * (twice under the size rule), and a steady stream of changes writes about 1.5 times its own bytes
+ * (twice under the size rule).
  *
  * <p><b>Crash safety.</b> Every snapshot has a {@code generation}, and every log line names the
  * generation it applies to; {@link #load} applies only the lines of the snapshot's generation.
@@ -120,11 +130,19 @@ public final class FileCheckpointStore implements CheckpointStore {
   static final int VERSION = 3;
   /** A log smaller than this is never compacted: small states would otherwise compact often. */
   static final long MIN_COMPACT_BYTES = 64 * 1024;
+  /**
+   * With the caller's state offered, a log is compacted once it holds more than this many entries
+   * per entry of the state; see "A growing state is not compacted" in the class comment.
+   */
+  static final int LOG_ENTRIES_PER_STATE_ENTRY = 2;
 
+  /** Reads entries in their bean form; writes them with {@link CheckpointEntryJson}. */
   private static final ObjectMapper MAPPER =
       new ObjectMapper()
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .setSerializationInclusion(JsonInclude.Include.ALWAYS);
+          .setSerializationInclusion(JsonInclude.Include.ALWAYS)
+          .registerModule(new SimpleModule().addSerializer(ExportedEntry.class,
+              new CheckpointEntryJson()));
 
   /** Writes one snapshot entry; no flush per entry (the stream is flushed per buffer). */
   private static final ObjectWriter ENTRY_WRITER = MAPPER.writerFor(ExportedEntry.class)
@@ -146,6 +164,8 @@ public final class FileCheckpointStore implements CheckpointStore {
     long snapshotBytes;
     /** Length of the log up to its last whole, valid line: appends start here. */
     long logBytes;
+    /** Entries (upserts and removals) the log's lines of this generation hold. */
+    long logEntries;
     /** The stored state could not be read (corrupt, newer version): the next write replaces it. */
     boolean lost;
     /**
@@ -266,6 +286,7 @@ public final class FileCheckpointStore implements CheckpointStore {
       byte[] line = line(MAPPER.writeValueAsBytes(delta));
       append(logFile, f.logBytes, line);
       f.logBytes += line.length;
+      f.logEntries += changed.size() + removed.size();
       bytesWritten.addAndGet(line.length);
     } catch (IOException e) {
       known.remove(file); // re-read before the next write: the log's length is not known now
@@ -273,7 +294,11 @@ public final class FileCheckpointStore implements CheckpointStore {
     }
     if (f.logBytes > Math.max(MIN_COMPACT_BYTES, f.snapshotBytes)) {
       if (state != null && f.callerHolds) {
-        writeSnapshot(target, sink, new TreeMap<>(state.get()), f);
+        Map<String, ExportedEntry> current = state.get();
+        // See "A growing state is not compacted" in the class comment.
+        if (f.logEntries > (long) LOG_ENTRIES_PER_STATE_ENTRY * current.size()) {
+          writeSnapshot(target, sink, new TreeMap<>(current), f);
+        }
       } else {
         compact(target, sink);
       }
@@ -536,6 +561,7 @@ public final class FileCheckpointStore implements CheckpointStore {
       f.highestGeneration = generation;
       f.snapshotBytes = size;
       f.logBytes = 0;
+      f.logEntries = 0;
       f.lost = false;
       known.put(file, f);
     } catch (IOException e) {
@@ -679,8 +705,12 @@ public final class FileCheckpointStore implements CheckpointStore {
         return false;
       }
       f.highestGeneration = Math.max(f.highestGeneration, d.generation());
-      if (d.generation() == f.generation && !applyDelta(d, entries, logFile)) {
-        return false;
+      if (d.generation() == f.generation) {
+        if (!applyDelta(d, entries, logFile)) {
+          return false;
+        }
+        f.logEntries += (d.upserts() == null ? 0 : d.upserts().size())
+            + (d.removed() == null ? 0 : d.removed().size());
       }
       start = end + 1;
     }

@@ -102,6 +102,59 @@ class FileCheckpointLogTest {
     assertThat(new FileCheckpointStore(dir).load("t", "s")).isEqualTo(model);
   }
 
+  /** Applies entries {@code obj-from} on, {@code count} of them, offering {@code model}. */
+  private static void applyRange(FileCheckpointStore store, Map<String, ExportedEntry> model,
+      int from, int count, int version) {
+    Map<String, ExportedEntry> changed = new HashMap<>();
+    for (int i = from; i < from + count; i++) {
+      ExportedEntry e = entry("obj-" + i, version);
+      changed.put(e.key(), e);
+    }
+    model.putAll(changed);
+    Map<String, ExportedEntry> state = Map.copyOf(model);
+    store.apply("t", "s", changed, Set.of(), () -> state);
+  }
+
+  @Test
+  void aStateStillGrowingIsNotCompactedNorAreTheChangesRightAfterIt() throws IOException {
+    FileCheckpointStore store = new FileCheckpointStore(dir);
+    Map<String, ExportedEntry> model = new HashMap<>(store.load("t", "s"));
+    Path log = FileCheckpointStore.logFile(store.file("t", "s"));
+    // a first inventory: every write brings new keys, far past the size that compacts a log
+    for (int batch = 0; batch < 20; batch++) {
+      applyRange(store, model, batch * 100, 100, 1);
+    }
+    assertThat(Files.size(log)).isGreaterThan(4 * FileCheckpointStore.MIN_COMPACT_BYTES);
+    assertThat(store.file("t", "s")).as("no snapshot while the state grows").doesNotExist();
+
+    // changes of keys held: up to twice the state's 2,000 entries in the log, no compaction
+    for (int batch = 0; batch < 20; batch++) {
+      applyRange(store, model, batch * 100, 100, 2);
+    }
+    assertThat(store.file("t", "s")).as("4,000 log entries for 2,000 keys").doesNotExist();
+    applyRange(store, model, 0, 1, 3);
+
+    assertThat(Files.size(log)).as("log emptied by the compaction").isZero();
+    assertThat(Files.readString(store.file("t", "s"))).contains("\"generation\":1");
+    assertThat(new FileCheckpointStore(dir).load("t", "s")).isEqualTo(model);
+  }
+
+  @Test
+  void aLogReadBackCountsItsEntriesSoALaterStoreCompactsByTheSameRule() throws IOException {
+    FileCheckpointStore first = new FileCheckpointStore(dir);
+    Map<String, ExportedEntry> stored = new HashMap<>(first.load("t", "s"));
+    applyRange(first, stored, 0, 2_000, 1);
+    applyRange(first, stored, 0, 2_000, 2);
+    // a restarted store loads a log of 4,000 entries for 2,000 keys: one more change is past
+    // twice the state, so it compacts (it would not, had the load not counted the log's entries)
+    FileCheckpointStore second = new FileCheckpointStore(dir);
+    Map<String, ExportedEntry> model = new HashMap<>(second.load("t", "s"));
+    applyRange(second, model, 7, 1, 3);
+
+    assertThat(Files.size(FileCheckpointStore.logFile(second.file("t", "s")))).isZero();
+    assertThat(new FileCheckpointStore(dir).load("t", "s")).isEqualTo(model);
+  }
+
   /**
    * Applies changes of eight keys each (so that few forced writes reach compaction), each
    * offering {@code model} (updated first) as the caller's state, until one compacts the log;

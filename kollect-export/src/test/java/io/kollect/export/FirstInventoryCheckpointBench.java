@@ -136,7 +136,7 @@ public final class FirstInventoryCheckpointBench {
             }
             unsaved.put(sink, new HashSet<>());
             Map<ExportKey, ExportedEntry> state = acknowledged.get(sink);
-            store.apply(TARGET, sink, changed, Set.of(), () -> CheckpointBook.texts(state));
+            store.apply(TARGET, sink, changed, Set.of(), () -> CheckpointBook.textView(state));
           }
         }
       }
