@@ -2,15 +2,74 @@ package io.kollect.extract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ContentHashTest {
 
   private static final String SHA256_OF_ABC =
       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+  /**
+   * The hash as it was first defined: SHA-256 of the canonical JSON of a tree built from the
+   * values (a checkpoint's hashes stay valid across the change to writing it straight).
+   */
+  private static String treeHash(GroupVersionKind resource, String namespace, String name,
+      Map<String, JsonNode> fields, Map<String, String> labels, Map<String, String> annotations)
+      throws Exception {
+    ObjectMapper mapper = Records.mapper();
+    ObjectNode content = mapper.createObjectNode();
+    content.set("resource", mapper.valueToTree(resource));
+    content.put("namespace", namespace);
+    content.put("name", name);
+    ObjectNode f = content.putObject("fields");
+    fields.forEach(f::set);
+    ObjectNode l = content.putObject("labels");
+    labels.forEach(l::put);
+    ObjectNode a = content.putObject("annotations");
+    annotations.forEach(a::put);
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+        .digest(Records.canonicalJson(content)));
+  }
+
+  @Test
+  void theHashIsTheOneOfTheSortedTreeForEveryKindOfValue() throws Exception {
+    ObjectMapper mapper = Records.mapper();
+    Map<String, JsonNode> fields = new LinkedHashMap<>();
+    fields.put("z", mapper.readTree("{\"b\":[3,{\"y\":1,\"x\":null}],\"a\":\"\u00e9\\\"\"}"));
+    fields.put("replicas", mapper.readTree("3"));
+    fields.put("ratio", mapper.readTree("0.25"));
+    fields.put("big", mapper.readTree("123456789012345678901234567890"));
+    fields.put("on", mapper.readTree("true"));
+    fields.put("absent", null);
+    fields.put("text", mapper.readTree("\"line\\nbreak \u2028\""));
+    fields.put("A", mapper.readTree("[]"));
+    Map<String, String> labels = new HashMap<>();
+    labels.put("app", "web");
+    labels.put("App", "upper");
+    labels.put("empty", "");
+    labels.put("none", null);
+    Map<String, String> annotations = Map.of("note", "x/y=z");
+    GroupVersionKind apps = new GroupVersionKind("apps", "v1", "Deployment");
+    GroupVersionKind core = new GroupVersionKind("", "v1", "ConfigMap");
+
+    assertThat(Records.contentHash(apps, "ns", "web", fields, labels, annotations))
+        .isEqualTo(treeHash(apps, "ns", "web", fields, labels, annotations));
+    assertThat(Records.contentHash(core, null, "cluster-wide", Map.of(), Map.of(), Map.of()))
+        .isEqualTo(treeHash(core, null, "cluster-wide", Map.of(), Map.of(), Map.of()));
+    assertThat(Records.contentHash(core, "n", "m", Map.of("k", mapper.readTree("\"v\"")),
+        Map.of(), Map.of("a", "b")))
+        .isEqualTo(treeHash(core, "n", "m", Map.of("k", mapper.readTree("\"v\"")), Map.of(),
+            Map.of("a", "b")));
+  }
 
   @Test
   void aSha256GivesBackTheSameHexText() throws Exception {
