@@ -20,10 +20,8 @@ import java.time.Instant;
  */
 final class CheckpointEntryJson extends StdSerializer<ExportedEntry> {
 
-  /** The last send time and its text: the entries of one pass share one send time. */
-  private record Formatted(Instant instant, String text) {}
-
-  private volatile Formatted last = new Formatted(Instant.EPOCH, Instant.EPOCH.toString());
+  /** Formats each send time once in a row: the entries of one pass share one send time. */
+  private final ExportedEntry.InstantTextWriter sendTimes = new ExportedEntry.InstantTextWriter();
 
   CheckpointEntryJson() {
     super(ExportedEntry.class);
@@ -55,17 +53,9 @@ final class CheckpointEntryJson extends StdSerializer<ExportedEntry> {
     }
     Instant sent = e.lastSentAt();
     if (sent != null) {
-      gen.writeStringField("lastSentAt", text(sent));
+      gen.writeFieldName("lastSentAt");
+      sendTimes.serialize(sent, gen, provider);
     }
     gen.writeEndObject();
-  }
-
-  private String text(Instant instant) {
-    Formatted f = last;
-    if (!f.instant().equals(instant)) {
-      f = new Formatted(instant, instant.toString());
-      last = f;
-    }
-    return f.text();
   }
 }
