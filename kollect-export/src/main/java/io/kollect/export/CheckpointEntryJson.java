@@ -3,7 +3,7 @@ package io.kollect.export;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
-import io.kollect.extract.GroupVersionKind;
+import io.kollect.extract.Records;
 import java.io.IOException;
 import java.time.Instant;
 
@@ -31,16 +31,8 @@ final class CheckpointEntryJson extends StdSerializer<ExportedEntry> {
   public void serialize(ExportedEntry e, JsonGenerator gen, SerializerProvider provider)
       throws IOException {
     gen.writeStartObject();
-    GroupVersionKind resource = e.resource();
-    if (resource == null) {
-      gen.writeNullField("resource");
-    } else {
-      gen.writeObjectFieldStart("resource");
-      gen.writeStringField("group", resource.group());
-      gen.writeStringField("version", resource.version());
-      gen.writeStringField("kind", resource.kind());
-      gen.writeEndObject();
-    }
+    gen.writeFieldName("resource");
+    Records.writeResource(gen, e.resource());
     gen.writeStringField("namespace", e.namespace());
     gen.writeStringField("name", e.name());
     gen.writeStringField("uid", e.uid());

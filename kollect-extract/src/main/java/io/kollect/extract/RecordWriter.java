@@ -33,16 +33,8 @@ final class RecordWriter extends StdSerializer<Record> {
     gen.writeStringField("cluster", r.cluster());
     gen.writeStringField("target", r.target());
     gen.writeStringField("profile", r.profile());
-    GroupVersionKind resource = r.resource();
-    if (resource == null) {
-      gen.writeNullField("resource");
-    } else {
-      gen.writeObjectFieldStart("resource");
-      gen.writeStringField("group", resource.group());
-      gen.writeStringField("version", resource.version());
-      gen.writeStringField("kind", resource.kind());
-      gen.writeEndObject();
-    }
+    gen.writeFieldName("resource");
+    Records.writeResource(gen, r.resource());
     gen.writeStringField("namespace", r.namespace());
     gen.writeStringField("name", r.name());
     gen.writeStringField("uid", r.uid());

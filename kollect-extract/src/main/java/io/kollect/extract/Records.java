@@ -54,6 +54,23 @@ public final class Records {
     }
   }
 
+  /**
+   * Writes a resource type as records carry it, {@code {"group":..,"version":..,"kind":..}}
+   * ({@code null} as JSON null), for writers that stream a record or what is kept of one.
+   */
+  public static void writeResource(JsonGenerator gen, GroupVersionKind resource)
+      throws IOException {
+    if (resource == null) {
+      gen.writeNull();
+      return;
+    }
+    gen.writeStartObject();
+    gen.writeStringField("group", resource.group());
+    gen.writeStringField("version", resource.version());
+    gen.writeStringField("kind", resource.kind());
+    gen.writeEndObject();
+  }
+
   /** A record as a JSON tree, keys in the documented order. */
   public static ObjectNode toTree(Record record) {
     return MAPPER.valueToTree(record);
