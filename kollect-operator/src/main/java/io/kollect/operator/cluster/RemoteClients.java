@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory;
-import io.kollect.operator.GzipClientFactory;
 import io.kollect.operator.KubeClients;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -46,7 +45,7 @@ public final class RemoteClients implements AutoCloseable {
     this.qps = qps;
     this.burst = burst;
     this.vertx = newVertx();
-    this.factory = new GzipClientFactory(vertx);
+    this.factory = new KubeClients.GzipClientFactory(vertx);
     AtomicInteger n = new AtomicInteger();
     this.executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
         new SynchronousQueue<>(), r -> {

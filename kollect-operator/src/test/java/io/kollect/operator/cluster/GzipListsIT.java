@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The operator's clients ({@link io.kollect.operator.GzipClientFactory}), its own ({@link
+ * The operator's clients ({@link KubeClients.GzipClientFactory}), its own ({@link
  * KubeClients#create}) and every remote cluster's ({@link RemoteClients}), receive LIST pages
  * gzip-compressed from a real API server: counted on the wire
  * (a loopback proxy in front of the server), a page over the server's 128 KiB threshold costs
