@@ -160,18 +160,8 @@ public final class Records {
     gen.writeEndObject();
   }
 
-  /** Canonical JSON bytes: keys sorted at every level, compact. */
-  static byte[] canonicalJson(JsonNode node) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(512);
-    try (JsonGenerator gen = MAPPER.getFactory().createGenerator(out)) {
-      writeCanonical(gen, node);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toByteArray();
-  }
-
-  private static void writeCanonical(JsonGenerator gen, JsonNode node) throws IOException {
+  /** Writes {@code node} as canonical JSON: keys sorted at every level, compact. */
+  static void writeCanonical(JsonGenerator gen, JsonNode node) throws IOException {
     if (node == null) {
       gen.writeNull(); // as a tree holds a Java null: a NullNode
     } else if (node.isTextual()) {
