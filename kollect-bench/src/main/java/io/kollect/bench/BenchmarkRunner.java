@@ -149,14 +149,20 @@ public final class BenchmarkRunner {
     boolean liveHeapRun;
 
     @Option(names = "--baseline-jar", paramLabel = "JAR",
-        description = "Another packaged operator (e.g. main's) whose timed run is taken beside this one's, "
-            + "on the same objects, first (default: none).")
+        description = "Another packaged operator (e.g. main's) whose timed runs are taken beside this one's, "
+            + "on the same objects (default: none).")
     Path baselineJar;
 
     @Option(names = "--baseline-jvm-option", paramLabel = "OPTION",
         description = "Extra JVM option for the baseline run only (repeatable; later options win, so "
             + "e.g. -XX:+UseG1GC compares a collector with --baseline-jar set to the same jar).")
     List<String> baselineJvmOptions = new ArrayList<>();
+
+    @Option(names = "--rounds", defaultValue = "2",
+        description = "With --baseline-jar: timed runs per build and size, the order alternating "
+            + "(baseline first, then this build first, ...), since runs get faster over the minutes "
+            + "after the objects were created (default: ${DEFAULT-VALUE}).")
+    int rounds;
 
     @Mixin InventoryOptions inventory;
 
@@ -171,7 +177,8 @@ public final class BenchmarkRunner {
           : new OperatorLauncher(baselineJar.toAbsolutePath(), concat(l.jvmOptions(), baselineJvmOptions),
               l.workDir(), l.extraRunArgs());
       return new InventoryBench(new InventoryBench.Plan("p5", sizes, liveHeapRun, 0, Duration.ZERO, false, false,
-          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false), c, l, baseline,
+          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false, rounds), c, l,
+          baseline,
           r, w).run();
     }
 
@@ -211,7 +218,7 @@ public final class BenchmarkRunner {
     List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
       // The runner's raw watch is the floor: the API server's own delivery of each change.
       return new InventoryBench(new InventoryBench.Plan("p6", sizes, false, rate, duration, false, true,
-          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, jfr), c, l, r, w).run();
+          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, jfr, 0), c, l, r, w).run();
     }
 
     @Override
@@ -244,7 +251,8 @@ public final class BenchmarkRunner {
     @Override
     List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
       return new InventoryBench(new InventoryBench.Plan("p1", List.of(objects), false, rate, duration, true, true,
-          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false), c, l, r, w).run();
+          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false, 0), c, l, r, w)
+          .run();
     }
 
     @Override

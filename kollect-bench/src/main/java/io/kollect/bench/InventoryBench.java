@@ -40,7 +40,7 @@ final class InventoryBench {
   /** What to run. */
   record Plan(String scenario, List<Integer> sizes, boolean liveHeapRun, double changesPerSecond,
       Duration changeDuration, boolean fileSink, boolean rawWatch, Duration inventoryTimeout,
-      Duration steadyWait, int createParallelism, boolean jfr) {}
+      Duration steadyWait, int createParallelism, boolean jfr, int baselineRounds) {}
 
   private static final Duration SAMPLE_EVERY = Duration.ofSeconds(1);
   private static final Duration LIVE_SAMPLE_EVERY = Duration.ofSeconds(3);
@@ -59,8 +59,9 @@ final class InventoryBench {
   }
 
   /**
-   * With a {@code baseline}: each size's timed run (run A) is taken first with the baseline build,
-   * then with this one, on the same objects and API server, so the two compare within one run.
+   * With a {@code baseline}: each size's timed run (run A) is taken with the baseline build and
+   * with this one, on the same objects and API server, so the two compare within one run, for
+   * {@link Plan#baselineRounds} rounds in alternating order (see {@link #baselineFirst}).
    */
   InventoryBench(Plan plan, BenchCluster cluster, OperatorLauncher launcher,
       OperatorLauncher baseline, RecordReceiver receiver, Path workDir) {
@@ -127,11 +128,15 @@ final class InventoryBench {
 
     double[] lists = new double[3];
     PlainApi.ListResult listed = null;
+    Map<String, Double> listCpuBefore = ProcessCpu.now();
     for (int i = 0; i < lists.length; i++) {
       long t = System.nanoTime();
       listed = cluster.api().listAll("/api/v1/configmaps", 500);
       lists[i] = (System.nanoTime() - t) / 1e9;
     }
+    // what serving (and decoding) one LIST costs each process: the budget a first inventory shares
+    out.put("listCpuSecondsByProcess",
+        ProcessCpu.perRepeat(ProcessCpu.between(listCpuBefore, ProcessCpu.now()), lists.length));
     out.put("listSeconds", lists);
     out.put("listMedianSeconds", Stats.median(lists));
     out.put("listItems", listed.items());
@@ -151,16 +156,50 @@ final class InventoryBench {
       });
     }
 
-    if (baseline != null) {
+    if (baseline == null) {
+      out.put("run", timedRun(launcher, "", size, filePath, watch));
+    } else {
       System.err.printf("  baseline build: %s, JVM options %s%n", baseline.jar(), baseline.jvmOptions());
-      out.put("baselineRun", timedRun(baseline, "-baseline", size, filePath, watch));
+      List<Map<String, Object>> rounds = new ArrayList<>();
+      for (int round = 0; round < Math.max(1, plan.baselineRounds()); round++) {
+        String suffix = round == 0 ? "" : "-r" + (round + 1);
+        boolean baselineFirst = baselineFirst(round);
+        Map<String, Object> before = baselineFirst
+            ? timedRun(baseline, "-baseline" + suffix, size, filePath, watch)
+            : timedRun(launcher, suffix, size, filePath, watch);
+        Map<String, Object> after = baselineFirst
+            ? timedRun(launcher, suffix, size, filePath, watch)
+            : timedRun(baseline, "-baseline" + suffix, size, filePath, watch);
+        Map<String, Object> baselineRun = baselineFirst ? before : after;
+        Map<String, Object> thisRun = baselineFirst ? after : before;
+        if (round == 0) {
+          out.put("baselineRun", baselineRun);
+          out.put("run", thisRun);
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("baselineFirst", baselineFirst);
+        r.put("baselineSeconds", baselineRun.get("inventorySeconds"));
+        r.put("seconds", thisRun.get("inventorySeconds"));
+        rounds.add(r);
+        System.err.printf("  round %d: %s%n", round + 1, r);
+      }
+      out.put("rounds", rounds);
     }
-    Map<String, Object> runA = timedRun(launcher, "", size, filePath, watch);
-    out.put("run", runA);
     if (plan.liveHeapRun()) {
       out.put("liveHeapRun", liveHeapRun(size));
     }
     return out;
+  }
+
+  /**
+   * Whether the baseline runs first in round {@code round} (from 0): round 0 runs it first, round 1
+   * runs this build first, and so on, so two rounds run B, T, T, B. Timed runs of one size get
+   * faster over the minutes after its objects were created (the same jar four times in a row at
+   * 50k: 14.2, 13.8, 13.7, 11.7 s), so a fixed order credits whichever build runs second; this
+   * order cancels a steady drift over each two rounds.
+   */
+  static boolean baselineFirst(int round) {
+    return round % 2 == 0;
   }
 
   /** Run A: inventory timed, then steady state, then (optionally) changes. */

@@ -38,6 +38,13 @@ final class ProcessCpu {
     return out;
   }
 
+  /** {@code used} over {@code repeats} equal repetitions: what one of them cost each process. */
+  static Map<String, Double> perRepeat(Map<String, Double> used, int repeats) {
+    Map<String, Double> out = new LinkedHashMap<>();
+    used.forEach((name, s) -> out.put(name, Math.round(s / repeats * 100) / 100.0));
+    return out;
+  }
+
   private static void add(Map<String, Double> out, String name, ProcessHandle p) {
     p.info().totalCpuDuration().map(Duration::toNanos)
         .ifPresent(n -> out.merge(name, n / 1e9, Double::sum));

@@ -59,6 +59,10 @@ final class Tables {
           }
           return "–";
         }));
+    t.row("CPU s of one paginated LIST, by process (runner: the plain client decoding it)", "", "",
+        each(results, r -> r.get("listCpuSecondsByProcess") instanceof Map<?, ?> m
+            ? m.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                .collect(java.util.stream.Collectors.joining(", ")) : "–"));
     t.row("CPU s from operator start to every record, by process", "", "",
         each(results, r -> map(r.get("run")).get("inventoryCpuSecondsByProcess") instanceof Map<?, ?> m
             ? m.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
@@ -103,7 +107,7 @@ final class Tables {
     return t.render();
   }
 
-  /** The baseline build's timed run (taken first, on the same objects), row for row, and the ratios. */
+  /** The baseline build's timed run (its first round, on the same objects), row for row, and the ratios. */
   private static void baselineRows(MarkdownTable t, List<Map<String, Object>> results) {
     t.row("baseline build: start → every record (s)", "", "",
         each(results, r -> map(r.get("baselineRun")).containsKey("inventorySeconds")
@@ -111,6 +115,12 @@ final class Tables {
     t.row("this build / baseline: start → every record", "", "",
         each(results, r -> ratio(map(r.get("run")).get("inventorySeconds"),
             map(r.get("baselineRun")).get("inventorySeconds"))));
+    if (results.stream().anyMatch(r -> r.get("rounds") instanceof List<?> l && l.size() > 1)) {
+      t.row("rounds, in the order run: baseline (B) and this build (T), start → every record (s)", "", "",
+          each(results, r -> rounds(r.get("rounds"))));
+      t.row("this build / baseline, geometric mean over the rounds", "", "",
+          each(results, r -> num(meanRatio(r.get("rounds")), "%.2f×")));
+    }
     t.row("baseline build: records delivered, http / stdout", "", "",
         each(results, r -> map(r.get("baselineRun")).get("httpDelivered") + " / "
             + map(r.get("baselineRun")).get("stdoutDelivered")));
@@ -122,6 +132,39 @@ final class Tables {
     t.row("this build / baseline: live heap after full GC", "", "",
         each(results, r -> ratio(map(r.get("run")).get("steadyLiveHeapBytes"),
             map(r.get("baselineRun")).get("steadyLiveHeapBytes"))));
+  }
+
+  private static String rounds(Object rounds) {
+    List<String> out = new java.util.ArrayList<>();
+    if (rounds instanceof List<?> list) {
+      for (Object o : list) {
+        Map<String, Object> r = map(o);
+        String b = "B " + num(r.get("baselineSeconds"), "%.2f");
+        String a = "T " + num(r.get("seconds"), "%.2f");
+        out.add(Boolean.TRUE.equals(r.get("baselineFirst")) ? b + ", " + a : a + ", " + b);
+      }
+    }
+    return String.join("; ", out);
+  }
+
+  /**
+   * This build's time over the baseline's, averaged geometrically over the rounds that both
+   * completed (a ratio's mean: 0.8× and 1.25× average to 1×); null when none did.
+   */
+  static Double meanRatio(Object rounds) {
+    double logSum = 0;
+    int n = 0;
+    if (rounds instanceof List<?> list) {
+      for (Object o : list) {
+        Map<String, Object> r = map(o);
+        if (r.get("seconds") instanceof Number a && r.get("baselineSeconds") instanceof Number b
+            && a.doubleValue() > 0 && b.doubleValue() > 0) {
+          logSum += Math.log(a.doubleValue() / b.doubleValue());
+          n++;
+        }
+      }
+    }
+    return n == 0 ? null : Math.exp(logSum / n);
   }
 
   private static String ratio(Object a, Object b) {

@@ -27,4 +27,11 @@ class ProcessCpuTest {
         new java.util.TreeMap<>(Map.of("runner", 3.46, "etcd", 2.01, "operator", 12.34)));
     assertThat(used).containsExactly(Map.entry("operator", 12.3), Map.entry("runner", 2.5));
   }
+
+  @Test
+  void perRepeatDividesWhatEachProcessUsedByTheRepetitions() {
+    Map<String, Double> one = ProcessCpu.perRepeat(
+        new java.util.TreeMap<>(Map.of("kube-apiserver", 7.5, "runner", 1.0)), 3);
+    assertThat(one).containsExactly(Map.entry("kube-apiserver", 2.5), Map.entry("runner", 0.33));
+  }
 }
