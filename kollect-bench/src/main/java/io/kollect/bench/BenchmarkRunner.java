@@ -60,6 +60,12 @@ public final class BenchmarkRunner {
     @Option(names = "--out", description = "JSON results file (default: <repo>/kollect-bench/target/bench-<scenario>-<time>.json).")
     Path out;
 
+    @Option(names = "--enforce-limits",
+        description = "Hold each operator run to the Deployment's container limits (CPU quota, memory limit) "
+            + "with a control group of its own, as a container runtime would; needs root and cgroup v1 "
+            + "(default: the limits are only told to the JVM).")
+    boolean enforceLimits;
+
     Path jar() {
       return jar != null ? jar : repo.resolve("kollect-operator/target/kollect.jar");
     }
@@ -109,8 +115,9 @@ public final class BenchmarkRunner {
       report.put("startedAt", Instant.now().toString());
       report.put("loadAverageBefore", Files.readString(Path.of("/proc/loadavg")).trim());
       report.put("jar", common.jar().toString());
-      OperatorLauncher launcher = OperatorLauncher.of(repo, common.jar(), common.jvm, workDir,
-          common.jvmOptions, common.operatorArgs);
+      OperatorLauncher launcher = OperatorLauncher.of(repo, common.jar(), workDir, new OperatorLauncher.Settings(
+          common.jvm, common.jvmOptions, common.operatorArgs, common.enforceLimits));
+      report.put("limitsEnforced", launcher.enforced());
       report.put("operatorJvmOptions", launcher.jvmOptions());
       System.err.println("operator JVM options: " + launcher.jvmOptions());
       List<Map<String, Object>> results;
@@ -175,7 +182,7 @@ public final class BenchmarkRunner {
     List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
       OperatorLauncher baseline = baselineJar == null ? null
           : new OperatorLauncher(baselineJar.toAbsolutePath(), concat(l.jvmOptions(), baselineJvmOptions),
-              l.workDir(), l.extraRunArgs());
+              l.workDir(), l.extraRunArgs(), l.enforced());
       return new InventoryBench(new InventoryBench.Plan("p5", sizes, liveHeapRun, 0, Duration.ZERO, false, false,
           inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false, rounds), c, l,
           baseline,

@@ -39,18 +39,35 @@ final class DeployJvmOptions {
   }
 
   static List<String> containerLimits(JsonNode deployment) {
-    JsonNode limits = firstContainer(deployment).path("resources").path("limits");
+    Limits limits = limits(deployment);
     List<String> options = new ArrayList<>();
-    if (limits.hasNonNull("memory")) {
-      BigDecimal bytes = Quantity.getAmountInBytes(new Quantity(limits.get("memory").asText()));
-      options.add("-XX:MaxRAM=" + bytes.setScale(0, RoundingMode.DOWN).toPlainString());
+    if (limits.memoryBytes() != null) {
+      options.add("-XX:MaxRAM=" + limits.memoryBytes());
     }
-    if (limits.hasNonNull("cpu")) {
-      BigDecimal cpus = Quantity.getAmountInBytes(new Quantity(limits.get("cpu").asText()));
+    if (limits.cpus() != null) {
       options.add("-XX:ActiveProcessorCount="
-          + Math.max(1, cpus.setScale(0, RoundingMode.CEILING).intValueExact()));
+          + Math.max(1, BigDecimal.valueOf(limits.cpus()).setScale(0, RoundingMode.CEILING).intValueExact()));
     }
     return options;
+  }
+
+  /** The container's {@code resources.limits}: processors and bytes, each null when not set. */
+  record Limits(Double cpus, Long memoryBytes) {}
+
+  static Limits limits(Path deploymentYaml) throws IOException {
+    return limits(new ObjectMapper(new YAMLFactory()).readTree(deploymentYaml.toFile()));
+  }
+
+  static Limits limits(JsonNode deployment) {
+    JsonNode limits = firstContainer(deployment).path("resources").path("limits");
+    Long bytes = limits.hasNonNull("memory")
+        ? Quantity.getAmountInBytes(new Quantity(limits.get("memory").asText()))
+            .setScale(0, RoundingMode.DOWN).longValueExact()
+        : null;
+    Double cpus = limits.hasNonNull("cpu")
+        ? Quantity.getAmountInBytes(new Quantity(limits.get("cpu").asText())).doubleValue()
+        : null;
+    return new Limits(cpus, bytes);
   }
 
   private static JsonNode firstContainer(JsonNode deployment) {

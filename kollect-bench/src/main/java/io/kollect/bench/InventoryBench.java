@@ -232,6 +232,10 @@ final class InventoryBench {
       inventoryWindow[1] = java.time.Instant.now();
       // the operator's CPU is read while it still runs: once exited it is no descendant
       out.put("inventoryCpuSecondsByProcess", ProcessCpu.between(cpuBefore, ProcessCpu.now()));
+      Map<String, Object> limits = op.limitStats();
+      if (!limits.isEmpty()) {
+        out.put("inventoryLimits", limits);
+      }
       sampler.stop();
       out.putAll(inventoryFigures(op, channels, complete, sampler));
       System.err.printf("  inventory: %s%n", out);

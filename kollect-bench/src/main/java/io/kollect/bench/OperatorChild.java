@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
@@ -21,6 +22,8 @@ final class OperatorChild implements AutoCloseable {
   private final Process process;
   private final Path stderr;
   private final long startNanos;
+  /** The control group holding the process to the container's limits, or null. */
+  private final ContainerCgroup cgroup;
   private Thread stdoutReader;
   /**
    * HotSpot prints "Terminating due to java.lang.OutOfMemoryError" (ExitOnOutOfMemoryError) on
@@ -28,18 +31,20 @@ final class OperatorChild implements AutoCloseable {
    */
   private volatile boolean oomOnStdout;
 
-  private OperatorChild(Process process, Path stderr, long startNanos) {
+  private OperatorChild(Process process, Path stderr, long startNanos, ContainerCgroup cgroup) {
     this.process = process;
     this.stderr = stderr;
     this.startNanos = startNanos;
+    this.cgroup = cgroup;
   }
 
   /**
-   * Starts the operator. {@code onLine} gets each stdout line with the {@link System#nanoTime()} it
-   * was read at, on one reader thread (so it must be quick).
+   * Starts the operator, inside {@code cgroup} unless it is null. {@code onLine} gets each stdout
+   * line with the {@link System#nanoTime()} it was read at, on one reader thread (so it must be
+   * quick).
    */
   static OperatorChild start(Path jar, List<String> jvmOptions, List<String> runArgs, Path stderr,
-      BiConsumer<String, Long> onLine) throws IOException {
+      BiConsumer<String, Long> onLine, ContainerCgroup cgroup) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
@@ -48,12 +53,13 @@ final class OperatorChild implements AutoCloseable {
     command.add("run");
     command.addAll(runArgs);
     Files.createDirectories(stderr.getParent());
-    ProcessBuilder pb = new ProcessBuilder(command).redirectError(stderr.toFile());
+    ProcessBuilder pb = new ProcessBuilder(cgroup == null ? command : cgroup.wrap(command))
+        .redirectError(stderr.toFile());
     // The options are given on the command line; an inherited JAVA_TOOL_OPTIONS would add to them.
     pb.environment().remove("JAVA_TOOL_OPTIONS");
     long start = System.nanoTime();
     Process p = pb.start();
-    OperatorChild child = new OperatorChild(p, stderr, start);
+    OperatorChild child = new OperatorChild(p, stderr, start, cgroup);
     Thread reader = new Thread(() -> {
       try (BufferedReader in = new BufferedReader(
           new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8), 1 << 16)) {
@@ -143,6 +149,11 @@ final class OperatorChild implements AutoCloseable {
     return out;
   }
 
+  /** What the container's limits did to the process so far; empty when none were enforced. */
+  Map<String, Object> limitStats() {
+    return cgroup == null ? Map.of() : cgroup.stats();
+  }
+
   /** Whether the process reported an OutOfMemoryError (on stdout or stderr). */
   boolean diedOfOom() {
     if (oomOnStdout) {
@@ -169,5 +180,12 @@ final class OperatorChild implements AutoCloseable {
       }
     }
     stdoutReader.join(5000);
+    if (cgroup != null) {
+      try {
+        cgroup.close();
+      } catch (IOException e) {
+        System.err.println("  could not remove the run's control group: " + e);
+      }
+    }
   }
 }

@@ -12,22 +12,28 @@ import java.util.function.BiConsumer;
  * container limits as JVM options ({@code -XX:MaxRAM=512m -XX:ActiveProcessorCount=1}, since there
  * is no container runtime here; see {@link DeployJvmOptions#containerLimits}), or a default JVM for
  * comparison; {@code kollect run} against the runner's API server, trusting the control
- * namespace, records also on stdout, a fresh file checkpoint per run, no HTTP listeners.
+ * namespace, records also on stdout, a fresh file checkpoint per run, no HTTP listeners. With
+ * {@code enforced} limits, each run is also held to them by a control group of its own
+ * ({@link ContainerCgroup}).
  */
-record OperatorLauncher(Path jar, List<String> jvmOptions, Path workDir, List<String> extraRunArgs) {
+record OperatorLauncher(Path jar, List<String> jvmOptions, Path workDir, List<String> extraRunArgs,
+    DeployJvmOptions.Limits enforced) {
 
   enum Jvm { shipped, defaults }
 
-  static OperatorLauncher of(Path repo, Path jar, Jvm jvm, Path workDir, List<String> extraJvm,
-      List<String> extraRunArgs) throws IOException {
+  /** How {@link #of} builds a launcher: the JVM, extra options and arguments, limits enforced or not. */
+  record Settings(Jvm jvm, List<String> extraJvm, List<String> extraRunArgs, boolean enforceLimits) {}
+
+  static OperatorLauncher of(Path repo, Path jar, Path workDir, Settings settings) throws IOException {
     List<String> options = new ArrayList<>();
-    if (jvm == Jvm.shipped) {
-      Path deployment = repo.resolve("deploy/manager/deployment.yaml");
+    Path deployment = repo.resolve("deploy/manager/deployment.yaml");
+    if (settings.jvm() == Jvm.shipped) {
       options.addAll(DeployJvmOptions.read(deployment));
       options.addAll(DeployJvmOptions.containerLimits(deployment));
     }
-    options.addAll(extraJvm);
-    return new OperatorLauncher(jar, List.copyOf(options), workDir, List.copyOf(extraRunArgs));
+    options.addAll(settings.extraJvm());
+    return new OperatorLauncher(jar, List.copyOf(options), workDir, List.copyOf(settings.extraRunArgs()),
+        settings.enforceLimits() ? DeployJvmOptions.limits(deployment) : null);
   }
 
   /** Where a run's stderr, checkpoint and recordings go. */
@@ -63,6 +69,15 @@ record OperatorLauncher(Path jar, List<String> jvmOptions, Path workDir, List<St
     args.addAll(runArgs);
     List<String> jvm = new ArrayList<>(jvmOptions);
     jvm.addAll(runJvmOptions);
-    return OperatorChild.start(jar, jvm, args, dir.resolve("operator.err"), onStdoutLine);
+    ContainerCgroup cgroup = enforced == null ? null
+        : ContainerCgroup.create("kollect-bench-" + ProcessHandle.current().pid() + "-" + runName, enforced);
+    try {
+      return OperatorChild.start(jar, jvm, args, dir.resolve("operator.err"), onStdoutLine, cgroup);
+    } catch (IOException e) {
+      if (cgroup != null) {
+        cgroup.close();
+      }
+      throw e;
+    }
   }
 }

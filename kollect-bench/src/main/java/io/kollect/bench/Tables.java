@@ -67,6 +67,13 @@ final class Tables {
         each(results, r -> map(r.get("run")).get("inventoryCpuSecondsByProcess") instanceof Map<?, ?> m
             ? m.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
                 .collect(java.util.stream.Collectors.joining(", ")) : "–"));
+    if (results.stream().anyMatch(r -> map(r.get("run")).containsKey("inventoryLimits"))) {
+      t.row("container limits enforced: waited for CPU quota (s) / cgroup memory peak", "", "",
+          each(results, r -> {
+            Map<String, Object> l = map(map(r.get("run")).get("inventoryLimits"));
+            return num(l.get("throttledSeconds"), "%.1f") + " / " + mib(l.get("memoryMaxUsageBytes"));
+          }));
+    }
     t.row("records delivered, http / stdout", "all", "none at 50k (OOM)",
         each(results, r -> map(r.get("run")).get("httpDelivered") + " / " + map(r.get("run")).get("stdoutDelivered")));
     t.row("died (OutOfMemoryError / exit code)", "no", "OOM at 50k (shipped JVM)",

@@ -40,6 +40,20 @@ class DeployJvmOptionsTest {
     assertThat(DeployJvmOptions.containerLimits(yaml)).containsExactly("-XX:ActiveProcessorCount=2");
   }
 
+  @Test
+  void theShippedLimitsAreOneProcessorAnd512MiB() throws Exception {
+    assertThat(DeployJvmOptions.limits(Path.of("../deploy/manager/deployment.yaml")))
+        .isEqualTo(new DeployJvmOptions.Limits(1.0, 536_870_912L));
+  }
+
+  @Test
+  void aMissingLimitIsNull() throws Exception {
+    assertThat(DeployJvmOptions.limits(container("""
+                  resources:
+                    limits: {cpu: 250m}
+        """))).isEqualTo(new DeployJvmOptions.Limits(0.25, null));
+  }
+
   /** A Deployment whose one container {@code kollect} has the YAML lines given (indented by 18). */
   private static com.fasterxml.jackson.databind.JsonNode container(String lines) throws Exception {
     return new com.fasterxml.jackson.databind.ObjectMapper(
