@@ -59,21 +59,7 @@ final class Tables {
           }
           return "–";
         }));
-    t.row("CPU s of one paginated LIST, by process (runner: the plain client decoding it)", "", "",
-        each(results, r -> r.get("listCpuSecondsByProcess") instanceof Map<?, ?> m
-            ? m.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                .collect(java.util.stream.Collectors.joining(", ")) : "–"));
-    t.row("CPU s from operator start to every record, by process", "", "",
-        each(results, r -> map(r.get("run")).get("inventoryCpuSecondsByProcess") instanceof Map<?, ?> m
-            ? m.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                .collect(java.util.stream.Collectors.joining(", ")) : "–"));
-    if (results.stream().anyMatch(r -> map(r.get("run")).containsKey("inventoryLimits"))) {
-      t.row("container limits enforced: waited for CPU quota (s) / cgroup memory peak", "", "",
-          each(results, r -> {
-            Map<String, Object> l = map(map(r.get("run")).get("inventoryLimits"));
-            return num(l.get("throttledSeconds"), "%.1f") + " / " + mib(l.get("memoryMaxUsageBytes"));
-          }));
-    }
+    cpuRows(t, results);
     t.row("records delivered, http / stdout", "all", "none at 50k (OOM)",
         each(results, r -> map(r.get("run")).get("httpDelivered") + " / " + map(r.get("run")).get("stdoutDelivered")));
     t.row("died (OutOfMemoryError / exit code)", "no", "OOM at 50k (shipped JVM)",
@@ -89,6 +75,44 @@ final class Tables {
     t.row("live heap per object (whole process / objects)", "≤ 1.5 KiB", "4.3 KiB",
         each(results, r -> map(r.get("run")).get("liveHeapBytesPerObject") instanceof Number b
             ? String.format("%.2f KiB", b.doubleValue() / 1024) : "–"));
+    t.row("live heap per added object (vs the previous size)", "", "", liveHeapPerAddedObject(results));
+    if (results.stream().anyMatch(r -> r.containsKey("baselineRun"))) {
+      baselineRows(t, results);
+    }
+    if (results.stream().anyMatch(r -> r.containsKey("liveHeapRun"))) {
+      t.row("peak live heap during first inventory (run B, forced GC every 3 s)", "", "",
+          each(results, r -> mib(map(r.get("liveHeapRun")).get("peakLiveHeapBytes"))));
+      t.row("peak live / live after (run B)", "≤ 1.5×", "1.27× (default JVM)",
+          each(results, r -> num(map(r.get("liveHeapRun")).get("peakOverAfter"), "%.2f×")));
+    }
+    return t.render();
+  }
+
+  /** Where the CPU went, by process: one LIST, the first inventory, and the quota it waited for. */
+  private static void cpuRows(MarkdownTable t, List<Map<String, Object>> results) {
+    t.row("CPU s of one paginated LIST, by process (runner: the plain client decoding it)", "", "",
+        each(results, r -> byProcess(r.get("listCpuSecondsByProcess"))));
+    t.row("CPU s from operator start to every record, by process", "", "",
+        each(results, r -> byProcess(map(r.get("run")).get("inventoryCpuSecondsByProcess"))));
+    if (results.stream().anyMatch(r -> map(r.get("run")).containsKey("inventoryLimits"))) {
+      t.row("container limits enforced: waited for CPU quota (s) / cgroup memory peak", "", "",
+          each(results, r -> {
+            Map<String, Object> l = map(map(r.get("run")).get("inventoryLimits"));
+            return num(l.get("throttledSeconds"), "%.1f") + " / " + mib(l.get("memoryMaxUsageBytes"));
+          }));
+    }
+  }
+
+  /** {@code process seconds, ...} of a map by process, "–" when there is none. */
+  private static String byProcess(Object cpu) {
+    return cpu instanceof Map<?, ?> m
+        ? m.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+            .collect(java.util.stream.Collectors.joining(", "))
+        : "–";
+  }
+
+  /** Live heap per object added since the previous size (the fixed cost left out), per size. */
+  private static List<String> liveHeapPerAddedObject(List<Map<String, Object>> results) {
     List<String> marginal = new java.util.ArrayList<>();
     for (int i = 0; i < results.size(); i++) {
       Object now = map(results.get(i).get("run")).get("steadyLiveHeapBytes");
@@ -101,17 +125,7 @@ final class Tables {
         marginal.add("–");
       }
     }
-    t.row("live heap per added object (vs the previous size)", "", "", marginal);
-    if (results.stream().anyMatch(r -> r.containsKey("baselineRun"))) {
-      baselineRows(t, results);
-    }
-    if (results.stream().anyMatch(r -> r.containsKey("liveHeapRun"))) {
-      t.row("peak live heap during first inventory (run B, forced GC every 3 s)", "", "",
-          each(results, r -> mib(map(r.get("liveHeapRun")).get("peakLiveHeapBytes"))));
-      t.row("peak live / live after (run B)", "≤ 1.5×", "1.27× (default JVM)",
-          each(results, r -> num(map(r.get("liveHeapRun")).get("peakOverAfter"), "%.2f×")));
-    }
-    return t.render();
+    return marginal;
   }
 
   /** The baseline build's timed run (its first round, on the same objects), row for row, and the ratios. */
