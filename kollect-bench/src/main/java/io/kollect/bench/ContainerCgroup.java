@@ -42,8 +42,13 @@ final class ContainerCgroup implements AutoCloseable {
     Path cpu = root.resolve("cpu").resolve(name);
     Path memory = root.resolve("memory").resolve(name);
     try {
-      Files.createDirectories(cpu);
-      Files.createDirectories(memory);
+      for (Path group : List.of(cpu, memory)) {
+        Files.createDirectories(group);
+        // the kernel gives every new group this file; a plain directory would enforce nothing
+        if (!Files.exists(group.resolve("cgroup.procs"))) {
+          throw new IOException(group + " is not a control group (no cgroup.procs)");
+        }
+      }
       if (limits.cpus() != null) {
         Files.writeString(cpu.resolve("cpu.cfs_period_us"), Long.toString(PERIOD_MICROS));
         Files.writeString(cpu.resolve("cpu.cfs_quota_us"), Long.toString(quotaMicros(limits.cpus())));

@@ -20,9 +20,11 @@ class ContainerCgroupTest {
 
   @Test
   void theGroupCarriesTheLimitsAndTheCommandJoinsItBeforeItRuns(@TempDir Path root) throws Exception {
-    // a directory tree in place of /sys/fs/cgroup: the files the kernel would read are plain files
-    Files.createDirectories(root.resolve("cpu"));
-    Files.createDirectories(root.resolve("memory"));
+    // a directory tree in place of /sys/fs/cgroup: the files the kernel makes and reads are plain files
+    for (String hierarchy : List.of("cpu", "memory")) {
+      Files.createDirectories(root.resolve(hierarchy).resolve("run-1"));
+      Files.createFile(root.resolve(hierarchy).resolve("run-1").resolve("cgroup.procs"));
+    }
     ContainerCgroup group = ContainerCgroup.create(root, "run-1",
         new DeployJvmOptions.Limits(1.0, 536_870_912L));
     assertThat(Files.readString(root.resolve("cpu/run-1/cpu.cfs_quota_us"))).isEqualTo("100000");
@@ -36,5 +38,13 @@ class ContainerCgroupTest {
     assertThat(printed).isEqualTo(Long.toString(p.pid()));
     assertThat(Files.readString(root.resolve("cpu/run-1/cgroup.procs")).trim()).isEqualTo(printed);
     assertThat(Files.readString(root.resolve("memory/run-1/cgroup.procs")).trim()).isEqualTo(printed);
+  }
+
+  @Test
+  void aDirectoryThatIsNoControlGroupIsRefusedByName(@TempDir Path root) {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> ContainerCgroup.create(root, "run-1",
+            new DeployJvmOptions.Limits(1.0, null)))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("is not a control group");
   }
 }
