@@ -164,14 +164,15 @@ final class InventoryBench {
       for (int round = 0; round < Math.max(1, plan.baselineRounds()); round++) {
         String suffix = round == 0 ? "" : "-r" + (round + 1);
         boolean baselineFirst = baselineFirst(round);
-        Map<String, Object> before = baselineFirst
-            ? timedRun(baseline, "-baseline" + suffix, size, filePath, watch)
-            : timedRun(launcher, suffix, size, filePath, watch);
-        Map<String, Object> after = baselineFirst
-            ? timedRun(launcher, suffix, size, filePath, watch)
-            : timedRun(baseline, "-baseline" + suffix, size, filePath, watch);
-        Map<String, Object> baselineRun = baselineFirst ? before : after;
-        Map<String, Object> thisRun = baselineFirst ? after : before;
+        Map<String, Object> baselineRun;
+        Map<String, Object> thisRun;
+        if (baselineFirst) {
+          baselineRun = timedRun(baseline, "-baseline" + suffix, size, filePath, watch);
+          thisRun = timedRun(launcher, suffix, size, filePath, watch);
+        } else {
+          thisRun = timedRun(launcher, suffix, size, filePath, watch);
+          baselineRun = timedRun(baseline, "-baseline" + suffix, size, filePath, watch);
+        }
         if (round == 0) {
           out.put("baselineRun", baselineRun);
           out.put("run", thisRun);
