@@ -36,8 +36,11 @@ public final class RemoteClients implements AutoCloseable {
   private final Vertx vertx;
   private final Vertx5HttpClientFactory factory;
   private final ExecutorService executor;
-  /** One object mapper (with the model's type registry) for every client: it is not small. */
-  private final KubernetesSerialization serialization = new KubernetesSerialization();
+  /**
+   * One object mapper (with the model's type registry) for every client: it is not small. The
+   * operator's own client's mapping ({@link KubeClients#serialization}).
+   */
+  private final KubernetesSerialization serialization = KubeClients.serialization();
   private final double qps;
   private final int burst;
 
