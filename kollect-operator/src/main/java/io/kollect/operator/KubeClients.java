@@ -2,6 +2,7 @@ package io.kollect.operator;
 
 import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -85,7 +86,13 @@ public final class KubeClients {
         .build(), true);
   }
 
-  /** The mix-in of {@link #serialization}: the map field is the any-setter, not the method. */
+  /**
+   * The mix-in of {@link #serialization}: the map field is the any-setter, not the method. A key
+   * named {@code additionalProperties} in the JSON is skipped, as fabric8's mapping skips it (the
+   * field is {@code @JsonIgnore} there): made visible, the field would also be a property of that
+   * name, and an object could set its own top-level fields through it.
+   */
+  @JsonIgnoreProperties(value = "additionalProperties", allowGetters = true)
   abstract static class GenericResourceFields {
     @JsonAnySetter
     @JsonIgnore(false)
