@@ -37,7 +37,12 @@ final class CheckpointEntryJson extends StdSerializer<ExportedEntry> {
     gen.writeStringField("name", e.name());
     gen.writeStringField("uid", e.uid());
     gen.writeStringField("profile", e.profile());
-    gen.writeStringField("contentHash", e.contentHash());
+    gen.writeFieldName("contentHash");
+    if (e.hash() == null) {
+      gen.writeNull();
+    } else {
+      e.hash().writeTo(gen);
+    }
     gen.writeStringField("cluster", e.cluster());
     Long sequence = e.sequence();
     if (sequence != null) {

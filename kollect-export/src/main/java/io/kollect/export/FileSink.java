@@ -1,11 +1,11 @@
 package io.kollect.export;
 
 import io.kollect.extract.Record;
+import io.kollect.extract.Records;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -85,13 +85,14 @@ public final class FileSink implements Sink {
       ensureOpen();
       ByteArrayOutputStream chunk = new ByteArrayOutputStream(Math.max(1024, batch.size() * 256));
       for (Record r : batch) {
-        byte[] line = (RecordJson.line(r) + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] line = Records.toJsonBytes(r);
         long chunkSize = chunk.size();
-        if (maxBytes > 0 && size + chunkSize > 0 && size + chunkSize + line.length > maxBytes) {
+        if (maxBytes > 0 && size + chunkSize > 0 && size + chunkSize + line.length + 1 > maxBytes) {
           append(chunk);
           rotate();
         }
         chunk.write(line);
+        chunk.write('\n');
       }
       append(chunk);
       channel.force(false);

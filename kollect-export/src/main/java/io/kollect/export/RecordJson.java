@@ -34,6 +34,22 @@ final class RecordJson {
     }
   }
 
+  /**
+   * A batch as JSON lines, each record followed by a newline, written as UTF-8 bytes straight into
+   * {@code out} (left open): {@link Records#toJsonBytes} says what that changes from encoding text.
+   */
+  static void writeLines(List<Record> records, OutputStream out) throws IOException {
+    try (JsonGenerator gen = MAPPER.getFactory().createGenerator(out)) {
+      gen.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+      // between root values the generator would write a space; the newline is written instead
+      gen.setRootValueSeparator(null);
+      for (Record r : records) {
+        WRITER.writeValue(gen, r);
+        gen.writeRaw('\n');
+      }
+    }
+  }
+
   static Record parse(String json) {
     return Records.fromJson(json);
   }

@@ -1,6 +1,8 @@
 package io.kollect.export;
 
 import io.kollect.extract.Record;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -38,12 +40,14 @@ public final class StdoutSink implements Sink {
 
   @Override
   public void write(List<Record> batch) throws SinkException {
-    StringBuilder buf = new StringBuilder(batch.size() * 256);
-    for (Record r : batch) {
-      buf.append(RecordJson.line(r)).append('\n');
+    ByteArrayOutputStream buf = new ByteArrayOutputStream(batch.size() * 512);
+    try {
+      RecordJson.writeLines(batch, buf);
+      // One write per batch: lines from one batch are never interleaved with other output.
+      buf.writeTo(out);
+    } catch (IOException e) {
+      throw SinkException.retryable("sink " + name + ": writing to the output stream failed", e);
     }
-    // One write per batch: lines from one batch are never interleaved with other output.
-    out.print(buf);
     out.flush();
     if (out.checkError()) {
       throw SinkException.retryable("sink " + name + ": writing to the output stream failed", null);

@@ -1,5 +1,7 @@
 package io.kollect.extract;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
 import java.util.HexFormat;
 import java.util.Objects;
 
@@ -15,8 +17,9 @@ import java.util.Objects;
  */
 public final class ContentHash {
 
-  private static final HexFormat HEX = HexFormat.of();
   private static final int SHA256_HEX_LENGTH = 64;
+  private static final ThreadLocal<char[]> HEX_BUFFER =
+      ThreadLocal.withInitial(() -> new char[SHA256_HEX_LENGTH]);
 
   private final long w0;
   private final long w1;
@@ -80,10 +83,39 @@ public final class ContentHash {
   /** The text this hash was made from (a SHA-256 as 64 lower-case hex digits). */
   @Override
   public String toString() {
+    return text != null ? text : new String(hexDigits());
+  }
+
+  /**
+   * Writes {@link #toString()} as a JSON string without making the {@code String}: every record a
+   * sink writes and every checkpoint entry carries its hash as text.
+   */
+  public void writeTo(JsonGenerator gen) throws IOException {
     if (text != null) {
-      return text;
+      gen.writeString(text);
+    } else {
+      // the generator copies the characters before it returns, so one buffer per thread serves
+      gen.writeString(hexDigits(HEX_BUFFER.get()), 0, SHA256_HEX_LENGTH);
     }
-    return HEX.toHexDigits(w0) + HEX.toHexDigits(w1) + HEX.toHexDigits(w2) + HEX.toHexDigits(w3);
+  }
+
+  private char[] hexDigits() {
+    return hexDigits(new char[SHA256_HEX_LENGTH]);
+  }
+
+  private char[] hexDigits(char[] out) {
+    hexDigits(w0, out, 0);
+    hexDigits(w1, out, 16);
+    hexDigits(w2, out, 32);
+    hexDigits(w3, out, 48);
+    return out;
+  }
+
+  private static void hexDigits(long word, char[] out, int at) {
+    for (int i = 15; i >= 0; i--) {
+      out[at + i] = Character.forDigit((int) (word & 0xF), 16);
+      word >>>= 4;
+    }
   }
 
   @Override

@@ -45,7 +45,12 @@ final class RecordWriter extends StdSerializer<Record> {
     if (sequence != null) {
       gen.writeNumberField("sequence", sequence.longValue());
     }
-    gen.writeStringField("contentHash", r.contentHash());
+    gen.writeFieldName("contentHash");
+    if (r.hash() == null) {
+      gen.writeNull();
+    } else {
+      r.hash().writeTo(gen);
+    }
     gen.writeFieldName("fields");
     writeNodes(gen, r.fields(), provider);
     gen.writeFieldName("labels");

@@ -10,9 +10,10 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -38,6 +39,18 @@ public final class Records {
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .build();
 
+  /**
+   * One SHA-256 per thread: {@link MessageDigest#getInstance} looks the algorithm up among the
+   * providers on every call, and every extracted record is hashed once.
+   */
+  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK always provides SHA-256", e);
+    }
+  });
+
   private Records() {}
 
   /** The shared mapper for records (thread-safe; do not reconfigure it). */
@@ -49,6 +62,22 @@ public final class Records {
   public static String toJsonLine(Record record) {
     try {
       return MAPPER.writeValueAsString(record);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("record cannot be serialised: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /**
+   * {@link #toJsonLine} as UTF-8 bytes, written as bytes rather than encoded from the text (one
+   * pass, no string). It reads back as the same record; the bytes differ from the text's in two
+   * places, as the HTTP sink's bodies always have: a character beyond the Basic Multilingual Plane
+   * is written as its JSON escape pair ({@code \uD83D\uDE80}), and so is a lone UTF-16 surrogate
+   * ({@code \uD800}), which no UTF-8 byte sequence represents and which encoding the text would
+   * have replaced with {@code ?} (docs/record-format.md).
+   */
+  public static byte[] toJsonBytes(Record record) {
+    try {
+      return MAPPER.writeValueAsBytes(record);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("record cannot be serialised: " + e.getOriginalMessage(), e);
     }
@@ -117,7 +146,10 @@ public final class Records {
     // The canonical JSON of {resource, namespace, name, fields, labels, annotations}, written
     // straight from the values in sorted key order: the same bytes as building the tree and
     // sorting it (ContentHashTest), without the tree and the resource's round trip through one.
-    ByteArrayOutputStream out = new ByteArrayOutputStream(512);
+    // The bytes go from the generator's buffer into the digest, never into an array of their own.
+    MessageDigest digest = SHA256.get();
+    digest.reset();
+    OutputStream out = new DigestOutputStream(OutputStream.nullOutputStream(), digest);
     try (JsonGenerator gen = MAPPER.getFactory().createGenerator(out)) {
       gen.writeStartObject();
       gen.writeFieldName("annotations");
@@ -142,7 +174,7 @@ public final class Records {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return ContentHash.ofSha256(sha256(out.toByteArray()));
+    return ContentHash.ofSha256(digest.digest());
   }
 
   private static List<String> sortedKeys(Map<String, ?> map) {
@@ -184,14 +216,6 @@ public final class Records {
       gen.writeEndArray();
     } else {
       MAPPER.writeTree(gen, node);
-    }
-  }
-
-  private static byte[] sha256(byte[] bytes) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("the JDK always provides SHA-256", e);
     }
   }
 }

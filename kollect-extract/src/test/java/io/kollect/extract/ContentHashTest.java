@@ -1,6 +1,7 @@
 package io.kollect.extract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -112,6 +113,41 @@ class ContentHashTest {
     assertThat(ContentHash.of(SHA256_OF_ABC))
         .isNotEqualTo(ContentHash.of(SHA256_OF_ABC.toUpperCase()));
     assertThat(ContentHash.of("h1")).isNotEqualTo(ContentHash.of("h2"));
+  }
+
+  @Test
+  void aHashWritesTheSameJsonStringAsItsText() throws Exception {
+    for (String text : new String[] {SHA256_OF_ABC,
+        "000000000000000f0123456789abcdef00000000000000000fedcba987654321", "h1", ""}) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      try (JsonGenerator gen = Records.mapper().getFactory().createGenerator(out)) {
+        ContentHash.of(text).writeTo(gen);
+      }
+      assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("\"" + text + "\"");
+    }
+  }
+
+  @Test
+  void aHashThatFailsHalfWayLeavesNothingInTheNextOne() throws Exception {
+    ObjectMapper mapper = Records.mapper();
+    GroupVersionKind core = new GroupVersionKind("", "v1", "ConfigMap");
+    Map<String, JsonNode> fields = Map.of("k", mapper.readTree("{\"a\":[1,2]}"));
+    String expected = treeHash(core, "n", "m", fields, Map.of(), Map.of());
+    // a value whose serialisation fails after the hash has been fed the keys before it
+    Map<String, JsonNode> failing = new LinkedHashMap<>();
+    failing.put("a", mapper.readTree("\"first\""));
+    failing.put("b", mapper.getNodeFactory().pojoNode(new Object() {
+      @SuppressWarnings("unused")
+      public String getValue() {
+        throw new IllegalStateException("unserialisable");
+      }
+    }));
+
+    assertThatThrownBy(
+        () -> Records.contentHash(core, "n", "m", failing, Map.of(), Map.of()))
+        .hasStackTraceContaining("unserialisable");
+    assertThat(Records.contentHash(core, "n", "m", fields, Map.of(), Map.of()))
+        .isEqualTo(expected);
   }
 
   @Test

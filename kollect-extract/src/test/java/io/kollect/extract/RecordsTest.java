@@ -31,6 +31,18 @@ class RecordsTest {
   }
 
   @Test
+  void bytesAreTheUtf8OfTheLineAndATombstoneKeepsItsNullHash() {
+    Record r = TestObjects.profile(CompiledProfileTest.DEPLOYMENTS)
+        .extract(TestObjects.resource("deployment.yaml"), TestObjects.CTX).orElseThrow();
+    Record tombstone = r.tombstone(java.time.Instant.parse("2024-05-02T00:00:00Z"));
+
+    assertThat(Records.toJsonBytes(r))
+        .isEqualTo(Records.toJsonLine(r).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(new String(Records.toJsonBytes(tombstone), java.nio.charset.StandardCharsets.UTF_8))
+        .isEqualTo(Records.toJsonLine(tombstone)).contains("\"contentHash\":null");
+  }
+
+  @Test
   void malformedRecordsAreRejectedClearly() {
     assertThatThrownBy(() -> Records.fromJson("{\"op\":\"UPSERT\""))
         .isInstanceOf(IllegalArgumentException.class)

@@ -529,7 +529,7 @@ public final class KafkaSink implements Sink {
 
   /** The documented record JSON, the same line the file and stdout sinks write. */
   private static byte[] json(Record record) {
-    return Records.toJsonLine(record).getBytes(StandardCharsets.UTF_8);
+    return Records.toJsonBytes(record);
   }
 
   private Producer<byte[], byte[]> newProducer(Credentials current) throws SinkException {
