@@ -3,6 +3,7 @@ package io.kollect.core;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kollect.export.CheckpointStore;
 import io.kollect.export.Exporter;
 import io.kollect.export.InventorySink;
@@ -128,9 +129,7 @@ public final class KollectEngine implements AutoCloseable {
         accessDecisions, b.trustedNamespaces == null ? Set.of() : b.trustedNamespaces,
         b.defaultServiceAccount == null ? DEFAULT_SERVICE_ACCOUNT : b.defaultServiceAccount,
         new ResourcePlurals(b.client));
-    KubernetesClient client = b.client;
-    Function<GenericKubernetesResource, JsonNode> toJson =
-        obj -> ClientJson.toTree(client.getKubernetesSerialization(), obj);
+    Function<GenericKubernetesResource, JsonNode> toJson = toJson(b.client);
     this.reconciler = reconciler(b, toJson);
     this.publisher = new StatusPublisher(queue, b.lastExportNotifyInterval,
         b.figureNotifyInterval, () -> exportEnabled);
@@ -143,6 +142,13 @@ public final class KollectEngine implements AutoCloseable {
         ? new CircuitBreaker(b.circuitFailures, b.circuitMaxCooldown) : CircuitBreaker.off();
     this.workers = new ReconcileWorkers(new ReconcileWorkers.Parts(queue, targets::get,
         reconciler, circuits, publisher, rt -> shadows.touched(rt.spec().profileRef())));
+  }
+
+  /** How a cached object becomes the tree extraction reads (see {@link ProjectedResourceTree}). */
+  private static Function<GenericKubernetesResource, JsonNode> toJson(KubernetesClient client) {
+    KubernetesSerialization serialization = client.getKubernetesSerialization();
+    return serialization != null ? ProjectedResourceTree.forClient(serialization)
+        : obj -> ClientJson.toTree(client.getKubernetesSerialization(), obj);
   }
 
   /** The reconciler, reading through this engine's catalog, registry, clusters and boundary. */
