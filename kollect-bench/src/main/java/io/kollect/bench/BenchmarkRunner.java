@@ -90,6 +90,32 @@ public final class BenchmarkRunner {
     int createParallelism;
   }
 
+  /** Another build's timed runs beside this one's (P5, P6). */
+  static final class BaselineOptions {
+    @Option(names = "--baseline-jar", paramLabel = "JAR",
+        description = "Another packaged operator (e.g. main's) whose timed runs are taken beside this one's, "
+            + "on the same objects (default: none).")
+    Path baselineJar;
+
+    @Option(names = "--baseline-jvm-option", paramLabel = "OPTION",
+        description = "Extra JVM option for the baseline run only (repeatable; later options win, so "
+            + "e.g. -XX:+UseG1GC compares a collector with --baseline-jar set to the same jar).")
+    List<String> baselineJvmOptions = new ArrayList<>();
+
+    @Option(names = "--rounds", defaultValue = "2",
+        description = "With --baseline-jar: timed runs per build and size, the order alternating "
+            + "(baseline first, then this build first, ...), since runs get faster over the minutes "
+            + "after the objects were created (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    /** The baseline's launcher, {@code l}'s settings with the baseline's jar and extra options. */
+    OperatorLauncher launcher(OperatorLauncher l) {
+      return baselineJar == null ? null
+          : new OperatorLauncher(baselineJar.toAbsolutePath(), concat(l.jvmOptions(), baselineJvmOptions),
+              l.workDir(), l.extraRunArgs(), l.enforced());
+    }
+  }
+
   abstract static class Scenario implements Callable<Integer> {
     @Mixin Common common;
 
@@ -155,21 +181,7 @@ public final class BenchmarkRunner {
         description = "Second run per size with a forced full GC every 3 s for the peak live heap (default: ${DEFAULT-VALUE}).")
     boolean liveHeapRun;
 
-    @Option(names = "--baseline-jar", paramLabel = "JAR",
-        description = "Another packaged operator (e.g. main's) whose timed runs are taken beside this one's, "
-            + "on the same objects (default: none).")
-    Path baselineJar;
-
-    @Option(names = "--baseline-jvm-option", paramLabel = "OPTION",
-        description = "Extra JVM option for the baseline run only (repeatable; later options win, so "
-            + "e.g. -XX:+UseG1GC compares a collector with --baseline-jar set to the same jar).")
-    List<String> baselineJvmOptions = new ArrayList<>();
-
-    @Option(names = "--rounds", defaultValue = "2",
-        description = "With --baseline-jar: timed runs per build and size, the order alternating "
-            + "(baseline first, then this build first, ...), since runs get faster over the minutes "
-            + "after the objects were created (default: ${DEFAULT-VALUE}).")
-    int rounds;
+    @Mixin BaselineOptions baseline;
 
     @Mixin InventoryOptions inventory;
 
@@ -180,13 +192,9 @@ public final class BenchmarkRunner {
 
     @Override
     List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
-      OperatorLauncher baseline = baselineJar == null ? null
-          : new OperatorLauncher(baselineJar.toAbsolutePath(), concat(l.jvmOptions(), baselineJvmOptions),
-              l.workDir(), l.extraRunArgs(), l.enforced());
       return new InventoryBench(new InventoryBench.Plan("p5", sizes, liveHeapRun, 0, Duration.ZERO, false, false,
-          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false, rounds), c, l,
-          baseline,
-          r, w).run();
+          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, false,
+          baseline.rounds), c, l, baseline.launcher(l), r, w).run();
     }
 
     @Override
@@ -214,6 +222,8 @@ public final class BenchmarkRunner {
             + "--duration 0s: the first inventory only); this costs CPU, so do not quote CPU from such a run.")
     boolean jfr;
 
+    @Mixin BaselineOptions baseline;
+
     @Mixin InventoryOptions inventory;
 
     @Override
@@ -223,9 +233,11 @@ public final class BenchmarkRunner {
 
     @Override
     List<Map<String, Object>> results(BenchCluster c, OperatorLauncher l, RecordReceiver r, Path w) throws Exception {
-      // The runner's raw watch is the floor: the API server's own delivery of each change.
+      // The runner's raw watch is the floor: the API server's own delivery of each change. With a
+      // baseline, each build's timed run changes the same objects for the same duration in turn.
       return new InventoryBench(new InventoryBench.Plan("p6", sizes, false, rate, duration, false, true,
-          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, jfr, 0), c, l, r, w).run();
+          inventory.inventoryTimeout, inventory.steadyWait, inventory.createParallelism, jfr,
+          baseline.rounds), c, l, baseline.launcher(l), r, w).run();
     }
 
     @Override

@@ -53,9 +53,16 @@ final class Channel {
     return name;
   }
 
-  /** From now on, stamps in this set are measured (the runner adds each stamp before sending it). */
+  /**
+   * From now on, stamps in this set are measured (the runner adds each stamp before sending it),
+   * and only they: what an earlier measurement saw is forgotten, since the raw watch outlives the
+   * timed runs of two builds taken in turn and each run's floor must be its own changes'.
+   */
   void measure(Set<Long> stamps) {
     this.changeStamps = stamps;
+    stampsSeen.clear();
+    stampsObserved.clear();
+    latenciesMs.clear();
   }
 
   /** One record (or watch object) for {@code namespace/name} carrying {@code stamp}, seen at {@code now}. */

@@ -159,37 +159,70 @@ final class InventoryBench {
     if (baseline == null) {
       out.put("run", timedRun(launcher, "", size, filePath, watch));
     } else {
-      System.err.printf("  baseline build: %s, JVM options %s%n", baseline.jar(), baseline.jvmOptions());
-      List<Map<String, Object>> rounds = new ArrayList<>();
-      for (int round = 0; round < Math.max(1, plan.baselineRounds()); round++) {
-        String suffix = round == 0 ? "" : "-r" + (round + 1);
-        boolean baselineFirst = baselineFirst(round);
-        Map<String, Object> baselineRun;
-        Map<String, Object> thisRun;
-        if (baselineFirst) {
-          baselineRun = timedRun(baseline, "-baseline" + suffix, size, filePath, watch);
-          thisRun = timedRun(launcher, suffix, size, filePath, watch);
-        } else {
-          thisRun = timedRun(launcher, suffix, size, filePath, watch);
-          baselineRun = timedRun(baseline, "-baseline" + suffix, size, filePath, watch);
-        }
-        if (round == 0) {
-          out.put("baselineRun", baselineRun);
-          out.put("run", thisRun);
-        }
-        Map<String, Object> r = new LinkedHashMap<>();
-        r.put("baselineFirst", baselineFirst);
-        r.put("baselineSeconds", baselineRun.get("inventorySeconds"));
-        r.put("seconds", thisRun.get("inventorySeconds"));
-        rounds.add(r);
-        System.err.printf("  round %d: %s%n", round + 1, r);
-      }
-      out.put("rounds", rounds);
+      baselineRounds(out, size, filePath, watch);
     }
     if (plan.liveHeapRun()) {
       out.put("liveHeapRun", liveHeapRun(size));
     }
     return out;
+  }
+
+  /**
+   * Each round's timed runs of both builds, in alternating order ({@link #baselineFirst}); the
+   * first round's runs are the size's {@code run} and {@code baselineRun}.
+   */
+  private void baselineRounds(Map<String, Object> out, int size, Path filePath, Channel watch)
+      throws Exception {
+    System.err.printf("  baseline build: %s, JVM options %s%n", baseline.jar(), baseline.jvmOptions());
+    List<Map<String, Object>> rounds = new ArrayList<>();
+    for (int round = 0; round < Math.max(1, plan.baselineRounds()); round++) {
+      String suffix = round == 0 ? "" : "-r" + (round + 1);
+      boolean baselineFirst = baselineFirst(round);
+      Map<String, Object> baselineRun;
+      Map<String, Object> thisRun;
+      if (baselineFirst) {
+        baselineRun = timedRun(baseline, "-baseline" + suffix, size, filePath, watch);
+        thisRun = timedRun(launcher, suffix, size, filePath, watch);
+      } else {
+        thisRun = timedRun(launcher, suffix, size, filePath, watch);
+        baselineRun = timedRun(baseline, "-baseline" + suffix, size, filePath, watch);
+      }
+      if (round == 0) {
+        out.put("baselineRun", baselineRun);
+        out.put("run", thisRun);
+      }
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("baselineFirst", baselineFirst);
+      r.put("baselineSeconds", baselineRun.get("inventorySeconds"));
+      r.put("seconds", thisRun.get("inventorySeconds"));
+      putChangeFigures(r, "", thisRun);
+      putChangeFigures(r, "baseline", baselineRun);
+      rounds.add(r);
+      System.err.printf("  round %d: %s%n", round + 1, r);
+    }
+    out.put("rounds", rounds);
+  }
+
+  /**
+   * Puts a timed run's change-phase figures (P6) into its round, named with {@code prefix} ({@code
+   * ""} for this build, {@code "baseline"} for the other), so that the tail and the CPU per change
+   * of two builds can be set side by side round by round; a run without a change phase adds none.
+   */
+  static void putChangeFigures(Map<String, Object> round, String prefix, Map<String, Object> run) {
+    if (!(run.get("changes") instanceof Map<?, ?> changes)) {
+      return;
+    }
+    round.put(figureKey(prefix, "cpuMsPerChange"), changes.get("cpuMsPerChange"));
+    if (changes.get("latency") instanceof Map<?, ?> latency
+        && latency.get("http") instanceof Map<?, ?> http) {
+      round.put(figureKey(prefix, "httpP99Ms"), http.get("p99Ms"));
+      round.put(figureKey(prefix, "httpAboveFloorP99Ms"), http.get("aboveFloorP99Ms"));
+    }
+  }
+
+  static String figureKey(String prefix, String figure) {
+    return prefix.isEmpty() ? figure
+        : prefix + Character.toUpperCase(figure.charAt(0)) + figure.substring(1);
   }
 
   /**

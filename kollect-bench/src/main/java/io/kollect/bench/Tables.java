@@ -156,12 +156,18 @@ final class Tables {
   }
 
   private static String rounds(Object rounds) {
+    return rounds(rounds, "seconds", "%.2f");
+  }
+
+  /** Each round's {@code figure} for both builds, in the order they ran. */
+  private static String rounds(Object rounds, String figure, String format) {
+    String baselineFigure = InventoryBench.figureKey("baseline", figure);
     List<String> out = new java.util.ArrayList<>();
     if (rounds instanceof List<?> list) {
       for (Object o : list) {
         Map<String, Object> r = map(o);
-        String b = "B " + num(r.get("baselineSeconds"), "%.2f");
-        String a = "T " + num(r.get("seconds"), "%.2f");
+        String b = "B " + num(r.get(baselineFigure), format);
+        String a = "T " + num(r.get(figure), format);
         out.add(Boolean.TRUE.equals(r.get("baselineFirst")) ? b + ", " + a : a + ", " + b);
       }
     }
@@ -173,12 +179,21 @@ final class Tables {
    * completed (a ratio's mean: 0.8× and 1.25× average to 1×); null when none did.
    */
   static Double meanRatio(Object rounds) {
+    return meanRatio(rounds, "seconds");
+  }
+
+  /**
+   * {@link #meanRatio(Object)} of any figure a round holds for both builds: {@code figure} for
+   * this build and its {@link InventoryBench#figureKey baseline} name for the other.
+   */
+  static Double meanRatio(Object rounds, String figure) {
+    String baselineFigure = InventoryBench.figureKey("baseline", figure);
     double logSum = 0;
     int n = 0;
     if (rounds instanceof List<?> list) {
       for (Object o : list) {
         Map<String, Object> r = map(o);
-        if (r.get("seconds") instanceof Number a && r.get("baselineSeconds") instanceof Number b
+        if (r.get(figure) instanceof Number a && r.get(baselineFigure) instanceof Number b
             && a.doubleValue() > 0 && b.doubleValue() > 0) {
           logSum += Math.log(a.doubleValue() / b.doubleValue());
           n++;
@@ -245,6 +260,9 @@ final class Tables {
         }));
       }
     }
+    if (results.stream().anyMatch(r -> map(r.get("baselineRun")).get("changes") != null)) {
+      baselineChangeRows(t, results);
+    }
     if (results.size() == 2) {
       Object a = map(map(results.get(0).get("run")).get("changes")).get("cpuMsPerChange");
       Object b = map(map(results.get(1).get("run")).get("changes")).get("cpuMsPerChange");
@@ -254,6 +272,30 @@ final class Tables {
       }
     }
     return t.render();
+  }
+
+  /** The baseline build's change phase beside this build's, round by round (P6 with a baseline). */
+  private static void baselineChangeRows(MarkdownTable t, List<Map<String, Object>> results) {
+    t.row("baseline build: operator CPU per change (ms)", "", "", each(results,
+        r -> num(map(map(r.get("baselineRun")).get("changes")).get("cpuMsPerChange"), "%.1f")));
+    t.row("baseline build: http change → record p50 / p99 (ms)", "", "", each(results, r -> {
+      Map<String, Object> l = map(map(map(map(r.get("baselineRun")).get("changes")).get("latency"))
+          .get("http"));
+      return l.isEmpty() ? "–" : num(l.get("p50Ms"), "%.1f") + " / " + num(l.get("p99Ms"), "%.1f");
+    }));
+    t.row("baseline build: http after the watch floor, p99 (ms)", "", "", each(results,
+        r -> num(map(map(map(map(r.get("baselineRun")).get("changes")).get("latency")).get("http"))
+            .get("aboveFloorP99Ms"), "%.1f")));
+    if (results.stream().anyMatch(r -> r.get("rounds") instanceof List<?> l && l.size() > 1)) {
+      t.row("rounds, in the order run: operator CPU per change, baseline (B) and this build (T) (ms)",
+          "", "", each(results, r -> rounds(r.get("rounds"), "cpuMsPerChange", "%.2f")));
+      t.row("rounds: http after the watch floor, p99 (ms)", "", "",
+          each(results, r -> rounds(r.get("rounds"), "httpAboveFloorP99Ms", "%.1f")));
+    }
+    t.row("this build / baseline, CPU per change, geometric mean over the rounds", "", "",
+        each(results, r -> num(meanRatio(r.get("rounds"), "cpuMsPerChange"), "%.2f×")));
+    t.row("this build / baseline, http p99 after the floor, geometric mean over the rounds", "", "",
+        each(results, r -> num(meanRatio(r.get("rounds"), "httpAboveFloorP99Ms"), "%.2f×")));
   }
 
   static String allocations(List<Map<String, Object>> results) {

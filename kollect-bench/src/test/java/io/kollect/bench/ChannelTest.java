@@ -31,6 +31,22 @@ class ChannelTest {
   }
 
   @Test
+  void aNewMeasurementForgetsWhatTheRawWatchSawForTheBuildBefore() {
+    long first = 1_000_000_000L;
+    long second = 2_000_000_000L;
+    Channel watch = new Channel("watch", Integer.MAX_VALUE);
+    watch.measure(Set.of(first));
+    watch.seen("ns", "cm-000001", Fixture.stampText(first), first + 400_000_000L);
+
+    // the baseline build's run is over; this build's run measures its own changes
+    watch.measure(Set.of(second));
+    watch.seen("ns", "cm-000001", Fixture.stampText(second), second + 3_000_000L);
+
+    assertThat(watch.changesSeen()).isEqualTo(1);
+    assertThat(watch.latenciesMs()).containsExactly(3.0);
+  }
+
+  @Test
   void splitsAChangeAtItsRecordsObservedAtIntoBeforeAndAfterTheExtraction() throws Exception {
     long stamp = System.nanoTime();
     Channel watch = new Channel("watch", Integer.MAX_VALUE);
