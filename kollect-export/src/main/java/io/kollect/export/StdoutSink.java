@@ -43,6 +43,11 @@ public final class StdoutSink implements Sink {
     ByteArrayOutputStream buf = new ByteArrayOutputStream(batch.size() * 512);
     try {
       RecordJson.writeLines(batch, buf);
+    } catch (IOException e) {
+      // unchecked, as writing each line as text threw it: the batch writer keeps such a batch
+      throw new IllegalStateException("records cannot be serialised: " + e.getMessage(), e);
+    }
+    try {
       // One write per batch: lines from one batch are never interleaved with other output.
       buf.writeTo(out);
     } catch (IOException e) {
