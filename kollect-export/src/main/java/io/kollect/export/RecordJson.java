@@ -17,11 +17,6 @@ final class RecordJson {
 
   private RecordJson() {}
 
-  /** One record as a single JSON line, without the newline. */
-  static String line(Record record) {
-    return Records.toJsonLine(record);
-  }
-
   /** A batch as one JSON array (the HTTP sink's body); {@code out} is left open. */
   static void writeArray(List<Record> records, OutputStream out) throws IOException {
     try (JsonGenerator gen = MAPPER.getFactory().createGenerator(out)) {

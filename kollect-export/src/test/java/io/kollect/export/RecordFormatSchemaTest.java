@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kollect.extract.Record;
+import io.kollect.extract.Records;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,13 +43,13 @@ class RecordFormatSchemaTest {
     Record delete = upsert.tombstone(Instant.parse("2026-01-01T00:00:02Z"))
         .withSequence(1767225602000000L);
     for (Record r : List.of(upsert, delete)) {
-      JsonNode json = RecordJson.MAPPER.readTree(RecordJson.line(r));
+      JsonNode json = RecordJson.MAPPER.readTree(Records.toJsonLine(r));
       assertThat(keys(json)).as(r.op().name()).containsExactlyElementsOf(properties);
       assertThat(keys(json)).containsAll(required);
       assertThat(json.get("sequence").isIntegralNumber()).isTrue();
     }
     // outside delivery (offline extraction) there is no sequence, and the schema allows that
-    JsonNode offline = RecordJson.MAPPER.readTree(RecordJson.line(TestRecords.record("t", "a", 1)));
+    JsonNode offline = RecordJson.MAPPER.readTree(Records.toJsonLine(TestRecords.record("t", "a", 1)));
     assertThat(keys(offline)).doesNotContain("sequence").containsAll(required);
     assertThat(required).doesNotContain("sequence");
   }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.kollect.extract.Record;
+import io.kollect.extract.Records;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -40,7 +41,7 @@ class StdoutSinkTest {
     StdoutSink.to("out", out).write(batch);
 
     StringBuilder expected = new StringBuilder();
-    batch.forEach(r -> expected.append(RecordJson.line(r)).append('\n'));
+    batch.forEach(r -> expected.append(Records.toJsonLine(r)).append('\n'));
     assertThat(out.toByteArray()).isEqualTo(expected.toString().getBytes(StandardCharsets.UTF_8));
   }
 
