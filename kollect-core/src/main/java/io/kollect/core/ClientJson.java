@@ -18,7 +18,9 @@ import java.util.Map;
  * serializers for quantities, int-or-strings and dates apply) into its own tree, and that tree is
  * copied node for node. The copy keeps each number's type (int, long, double, big decimal...), so
  * a record's content hash is what it was when both sides spoke Jackson 2, and costs less than
- * writing and parsing text.
+ * writing and parsing text. The engine's cached objects are mostly built in one pass from their
+ * decoded values instead (kollect-core's {@code ProjectedResourceTree}), which checks that it
+ * builds what this builds and comes here for any value it does not handle.
  */
 public final class ClientJson {
 

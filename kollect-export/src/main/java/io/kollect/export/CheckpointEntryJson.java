@@ -38,11 +38,7 @@ final class CheckpointEntryJson extends StdSerializer<ExportedEntry> {
     gen.writeStringField("uid", e.uid());
     gen.writeStringField("profile", e.profile());
     gen.writeFieldName("contentHash");
-    if (e.hash() == null) {
-      gen.writeNull();
-    } else {
-      e.hash().writeTo(gen);
-    }
+    Records.writeContentHash(gen, e.hash());
     gen.writeStringField("cluster", e.cluster());
     Long sequence = e.sequence();
     if (sequence != null) {

@@ -46,11 +46,7 @@ final class RecordWriter extends StdSerializer<Record> {
       gen.writeNumberField("sequence", sequence.longValue());
     }
     gen.writeFieldName("contentHash");
-    if (r.hash() == null) {
-      gen.writeNull();
-    } else {
-      r.hash().writeTo(gen);
-    }
+    Records.writeContentHash(gen, r.hash());
     gen.writeFieldName("fields");
     writeNodes(gen, r.fields(), provider);
     gen.writeFieldName("labels");

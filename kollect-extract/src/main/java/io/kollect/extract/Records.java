@@ -100,6 +100,18 @@ public final class Records {
     gen.writeEndObject();
   }
 
+  /**
+   * Writes a content hash as records and checkpoint entries carry it, its text or {@code null},
+   * without making the text ({@link ContentHash#writeTo}).
+   */
+  public static void writeContentHash(JsonGenerator gen, ContentHash hash) throws IOException {
+    if (hash == null) {
+      gen.writeNull();
+    } else {
+      hash.writeTo(gen);
+    }
+  }
+
   /** A record as a JSON tree, keys in the documented order. */
   public static ObjectNode toTree(Record record) {
     return MAPPER.valueToTree(record);
