@@ -9,8 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * Exactly-once delivery while two informers speak for the same lease: from the moment a successor
  * starts listing until its predecessor has drained, both watches see every change of the shared
  * scope, each at its own pace. Before the switch only the predecessor delivers; after it both do,
- * for {@link TypeState#DRAIN}, so a change one of them handles just before the switch and the
- * other just after is neither lost nor (thanks to this record) announced twice.
+ * until the predecessor owes nothing ({@link DrainDebt}), so a change one of them handles just
+ * before the switch and the other just after is neither lost nor (thanks to this record)
+ * announced twice.
  *
  * <p>The record is (lease, object key) → every resourceVersion delivered during the switch (not
  * only the last: the slower watch hands out a version after the faster one has moved on, and

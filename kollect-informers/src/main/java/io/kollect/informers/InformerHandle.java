@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One fabric8 informer over one scope (all namespaces, or one namespace) of one type, with the
@@ -36,6 +37,10 @@ final class InformerHandle implements InformerSet.Member {
   private final SharedIndexInformer<GenericKubernetesResource> informer;
   final WatchLiveness liveness;
 
+  /** Notifications the handler has handed on, resyncs left out (see {@link #handedOutAll}). */
+  private final AtomicLong handedOut = new AtomicLong();
+  /** The resourceVersion its cache had reached when it became active ({@code null} before). */
+  private volatile String activeFrom;
   private volatile Phase phase = Phase.PENDING;
   private volatile boolean synced;
   private volatile boolean stopped;
@@ -71,18 +76,34 @@ final class InformerHandle implements InformerSet.Member {
     informer.addEventHandler(new ResourceEventHandler<>() {
       @Override
       public void onAdd(GenericKubernetesResource obj) {
-        owner.onInformerEvent(InformerHandle.this, ResourceEvent.Kind.ADDED, obj, null);
+        try {
+          owner.onInformerEvent(InformerHandle.this, ResourceEvent.Kind.ADDED, obj, null);
+        } finally {
+          handedOut.incrementAndGet();
+        }
       }
 
       @Override
       public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
-        owner.onInformerEvent(InformerHandle.this, ResourceEvent.Kind.UPDATED, newObj, oldObj);
+        try {
+          owner.onInformerEvent(InformerHandle.this, ResourceEvent.Kind.UPDATED, newObj, oldObj);
+        } finally {
+          if (oldObj != newObj) {
+            // a resync hands the held object out as its own update: no write of the store
+            handedOut.incrementAndGet();
+          }
+        }
       }
 
       @Override
       public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
-        // a delete noticed only by a relist (final state unknown) is still a delete for consumers
-        owner.onInformerEvent(InformerHandle.this, ResourceEvent.Kind.DELETED, obj, null);
+        try {
+          // a delete noticed only by a relist (final state unknown) is still a delete for
+          // consumers
+          owner.onInformerEvent(InformerHandle.this, ResourceEvent.Kind.DELETED, obj, null);
+        } finally {
+          handedOut.incrementAndGet();
+        }
       }
     });
   }
@@ -128,6 +149,31 @@ final class InformerHandle implements InformerSet.Member {
   @Override
   public void activate() {
     phase = Phase.ACTIVE;
+  }
+
+  /**
+   * Notes, once, the resourceVersion its cache has reached, just after it became the active one:
+   * what it listed and watched up to then was not announced to the leases its predecessors
+   * served, so changes up to it are theirs to announce ({@link DrainDebt}), later ones its own.
+   * Read after the switch was published: a change it took in between is then owed by both.
+   */
+  void noteActiveFrom() {
+    if (activeFrom == null) {
+      activeFrom = informer.lastSyncResourceVersion();
+    }
+  }
+
+  /** See {@link #noteActiveFrom}; {@code null} before. */
+  String activeFrom() {
+    return activeFrom;
+  }
+
+  /**
+   * Whether every change its cache took has been handed to the leases: fabric8 stores a change,
+   * then notifies the handler on another thread, so a cache can be ahead of what was announced.
+   */
+  boolean handedOutAll() {
+    return handedOut.get() >= store.notifications();
   }
 
   @Override

@@ -8,7 +8,9 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
@@ -40,6 +42,8 @@ final class TrimmingItemStore implements ItemStore<GenericKubernetesResource> {
   /** The type of the compact objects; set by the first object stored, then fixed. */
   private volatile CompactResource.Type type;
   private volatile int size;
+  /** Writes fabric8 hands to the handlers as a notification (see {@link #notifications}). */
+  private final AtomicLong notifications = new AtomicLong();
 
   TrimmingItemStore(ObjectProjection projection) {
     this.projection = projection;
@@ -74,7 +78,11 @@ final class TrimmingItemStore implements ItemStore<GenericKubernetesResource> {
         size++;
       }
     }
-    return read(previous);
+    GenericKubernetesResource old = read(previous);
+    if (old == null || !Objects.equals(versionOf(old), versionOf(obj))) {
+      notifications.incrementAndGet();
+    }
+    return old;
   }
 
   @Override
@@ -91,6 +99,9 @@ final class TrimmingItemStore implements ItemStore<GenericKubernetesResource> {
           byNamespace.remove(namespace);
         }
       }
+    }
+    if (previous != null) {
+      notifications.incrementAndGet();
     }
     return read(previous);
   }
@@ -126,9 +137,24 @@ final class TrimmingItemStore implements ItemStore<GenericKubernetesResource> {
         .flatMap(names -> names.values().stream()).toList());
   }
 
+  /**
+   * How many writes fabric8 turns into a notification for the handlers: a put of a new key or of
+   * another resourceVersion than the held one, a removal of a held key (fabric8's {@code
+   * ProcessorStore} notifies exactly these). Beside the count of notifications handled, it tells
+   * whether every change this store took has been handed out ({@link
+   * InformerHandle#handedOutAll}).
+   */
+  long notifications() {
+    return notifications.get();
+  }
+
   @Override
   public int size() {
     return size;
+  }
+
+  private static String versionOf(GenericKubernetesResource obj) {
+    return obj.getMetadata() == null ? null : obj.getMetadata().getResourceVersion();
   }
 
   /** What to hold for a projected object: compact where its shape allows. */

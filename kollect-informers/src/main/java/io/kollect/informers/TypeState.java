@@ -38,8 +38,14 @@ import org.slf4j.LoggerFactory;
  */
 final class TypeState {
 
-  /** How long a replaced informer keeps delivering after its successor took over. */
+  /**
+   * How long a replaced informer keeps delivering after its successor took over, at least: then
+   * it stops as soon as it owes its leases nothing ({@link DrainDebt}), checked every {@link
+   * #DRAIN_RECHECK}, and at {@link #DRAIN_LIMIT} at the latest.
+   */
   static final Duration DRAIN = Duration.ofSeconds(2);
+  static final Duration DRAIN_RECHECK = Duration.ofMillis(250);
+  static final Duration DRAIN_LIMIT = Duration.ofSeconds(30);
   private static final int MAX_FOLLOW_UPS = 5;
   private static final Logger log = LoggerFactory.getLogger(TypeState.class);
 
@@ -264,14 +270,73 @@ final class TypeState {
       return;
     }
     Map<String, InformerHandle> now = change.after();
+    now.values().forEach(InformerHandle::noteActiveFrom);
     noteProjection(now.isEmpty() ? null : now.values().iterator().next().projection());
     if (!change.retired().isEmpty()) {
-      registry.schedule(() -> {
-        informers.drained(change.retired());
-        noteSwitching();
-      }, DRAIN);
+      Instant limit = Instant.now().plus(DRAIN_LIMIT);
+      registry.schedule(() -> drainWhenPaid(change.retired(), limit), DRAIN);
     }
     reportCachedObjects();
+  }
+
+  /**
+   * Stops each replaced informer once it owes its leases nothing ({@link DrainDebt}); one whose
+   * cache has not caught up by {@code limit} (but has handed out all it took) has its debt
+   * announced from its successors' caches, then stops (planner thread).
+   */
+  private void drainWhenPaid(List<InformerHandle> retired, Instant limit) {
+    List<InformerHandle> waiting = new ArrayList<>();
+    boolean late = !Instant.now().isBefore(limit);
+    for (InformerHandle h : retired) {
+      if (h.stopped()) {
+        continue;
+      }
+      if (!h.handedOutAll()) {
+        // changes its cache took and its handler has not handed out yet are waited for however
+        // long that takes: only it knows which of them its leases were told
+        log.debug("{} drains on: its handler has not handed out every change it stored", h);
+        waiting.add(h);
+        continue;
+      }
+      DrainDebt debt = DrainDebt.of(h.store, h.scope(), successors(),
+          late ? Integer.MAX_VALUE : 1);
+      if (debt.paid()) {
+        informers.drained(List.of(h));
+      } else if (late) {
+        // its watch lags or is dead
+        log.warn("{} had not caught up {} after the switch: the {} changes it owes are announced"
+            + " from the cache that replaced it", h, DRAIN_LIMIT, debt.owed().size());
+        pay(debt);
+        informers.drained(List.of(h));
+      } else {
+        log.debug("{} drains on: its cache has not reached what its successor had listed", h);
+        waiting.add(h);
+      }
+    }
+    if (!waiting.isEmpty()) {
+      registry.schedule(() -> drainWhenPaid(waiting, limit), DRAIN_RECHECK);
+    }
+    noteSwitching();
+  }
+
+  private Map<String, DrainDebt.Successor> successors() {
+    Map<String, DrainDebt.Successor> out = new LinkedHashMap<>();
+    informers.active().forEach((scope, h) ->
+        out.put(scope, new DrainDebt.Successor(h.store, h.activeFrom())));
+    return out;
+  }
+
+  /** Announces what a replaced informer owed, as its successor's (once per lease and version). */
+  private void pay(DrainDebt debt) {
+    for (DrainDebt.Owed o : debt.owed()) {
+      InformerHandle successor = informers.active().get(o.successorScope());
+      if (successor == null) {
+        continue;
+      }
+      String namespace = o.state().getMetadata().getNamespace();
+      router.route(o.kind(), o.state(), o.previous(),
+          l -> informers.speaksFor(successor, namespace, l::coveredBy), handover);
+    }
   }
 
   /**

@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -190,6 +192,69 @@ class GranularityIT {
         assertThat(names(lease)).hasSize(5);
         assertThat(listeners.get(ns).events).hasSize(5).allMatch(e -> e.kind() == Kind.ADDED);
       }
+    }
+  }
+  @Test
+  void aReplacedInformerHeldPastTwoSecondsStillHandsOutTheChangesItsSuccessorListed()
+      throws Exception {
+    List<String> held = namespaces("held", 9, 1);
+    try (InformerRegistry registry = new InformerRegistry(api.admin, InformerOptions.defaults())) {
+      RecordingListener first = new RecordingListener();
+      CountDownLatch holding = new CountDownLatch(1);
+      // holds the thread of the informer serving held-0 on one event: a starved or slow consumer
+      LeaseListener slow = new LeaseListener() {
+        @Override
+        public void onEvent(ResourceEvent event) {
+          first.onEvent(event);
+          if (event.kind() == Kind.ADDED && event.name().equals("hold")) {
+            holding.countDown();
+            // past the drain's 2 s minimum, until the switch is over or 6 s have passed: a drain
+            // that ends on time alone stops the informer with the changes below still queued
+            long end = System.nanoTime() + Duration.ofSeconds(6).toNanos();
+            while (registry.informerCount() != 1 && System.nanoTime() < end) {
+              try {
+                Thread.sleep(20);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+              }
+            }
+          }
+        }
+
+        @Override
+        public void onStatusChange(LeaseStatus status) {
+          first.onStatusChange(status);
+        }
+      };
+      registry.lease(tenant(held.get(0)), slow);
+      for (String ns : held.subList(1, 3)) {
+        registry.lease(tenant(ns), new RecordingListener());
+      }
+      await().atMost(Duration.ofSeconds(30)).until(registry::allSynced);
+      assertThat(registry.informerCount()).isEqualTo(3);
+
+      configMap(held.get(0), "hold");
+      assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+      // queued behind the held event on the per-namespace informer; the successor lists them
+      for (int n = 0; n < 5; n++) {
+        configMap(held.get(0), "queued-" + n);
+      }
+      for (String ns : held.subList(3, 9)) {
+        registry.lease(tenant(ns), new RecordingListener());
+      }
+      await().atMost(Duration.ofSeconds(45))
+          .until(() -> registry.allSynced() && registry.informerCount() == 1);
+
+      for (int n = 0; n < 5; n++) {
+        String name = "queued-" + n;
+        await().atMost(Duration.ofSeconds(10)).until(() -> first.saw(Kind.ADDED, held.get(0), name));
+      }
+      assertThat(first.count(Kind.ADDED, held.get(0), "hold")).isEqualTo(1);
+      for (int n = 0; n < 5; n++) {
+        assertThat(first.count(Kind.ADDED, held.get(0), "queued-" + n)).isEqualTo(1);
+      }
+      assertThat(first.events).noneMatch(e -> e.kind() == Kind.DELETED);
     }
   }
 }
