@@ -59,9 +59,11 @@ final class LivenessListerWatcher
       return informable.runnableInformer(resyncMillis);
     }
     var operation = (BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?>) base;
+    // each informer its own chain: a list page's notifications run on one thread, not one
+    // pool hand-over per object (ChainingExecutor)
     return new DefaultSharedIndexInformer<>(GenericKubernetesResource.class,
         new LivenessListerWatcher(operation, liveness, pageSize, owned), resyncMillis,
-        operation.getOperationContext().getExecutor());
+        new ChainingExecutor(operation.getOperationContext().getExecutor()));
   }
 
   LivenessListerWatcher(
