@@ -274,7 +274,7 @@ final class TypeState {
     noteProjection(now.isEmpty() ? null : now.values().iterator().next().projection());
     if (!change.retired().isEmpty()) {
       Instant limit = Instant.now().plus(DRAIN_LIMIT);
-      registry.schedule(() -> drainWhenPaid(change.retired(), limit), DRAIN);
+      registry.schedule(() -> drainWhenPaid(change.retired(), limit, true), DRAIN);
     }
     reportCachedObjects();
   }
@@ -282,9 +282,10 @@ final class TypeState {
   /**
    * Stops each replaced informer once it owes its leases nothing ({@link DrainDebt}); one whose
    * cache has not caught up by {@code limit} (but has handed out all it took) has its debt
-   * announced from its successors' caches, then stops (planner thread).
+   * announced from its successors' caches, then stops (planner thread). {@code first}: the
+   * first check, the one that says (once, at debug) why an informer drains on.
    */
-  private void drainWhenPaid(List<InformerHandle> retired, Instant limit) {
+  private void drainWhenPaid(List<InformerHandle> retired, Instant limit, boolean first) {
     List<InformerHandle> waiting = new ArrayList<>();
     boolean late = !Instant.now().isBefore(limit);
     for (InformerHandle h : retired) {
@@ -294,7 +295,9 @@ final class TypeState {
       if (!h.handedOutAll()) {
         // changes its cache took and its handler has not handed out yet are waited for however
         // long that takes: only it knows which of them its leases were told
-        log.debug("{} drains on: its handler has not handed out every change it stored", h);
+        if (first) {
+          log.debug("{} drains on: its handler has not handed out every change it stored", h);
+        }
         waiting.add(h);
         continue;
       }
@@ -309,12 +312,14 @@ final class TypeState {
         pay(debt);
         informers.drained(List.of(h));
       } else {
-        log.debug("{} drains on: its cache has not reached what its successor had listed", h);
+        if (first) {
+          log.debug("{} drains on: its cache has not reached what its successor had listed", h);
+        }
         waiting.add(h);
       }
     }
     if (!waiting.isEmpty()) {
-      registry.schedule(() -> drainWhenPaid(waiting, limit), DRAIN_RECHECK);
+      registry.schedule(() -> drainWhenPaid(waiting, limit, false), DRAIN_RECHECK);
     }
     noteSwitching();
   }
