@@ -104,6 +104,10 @@ final class CompactResource {
         && (meta.getAdditionalProperties() == null || meta.getAdditionalProperties().isEmpty());
   }
 
+  String resourceVersion() {
+    return resourceVersion;
+  }
+
   /** The resource {@link ObjectProjection#apply} made, equal to it, in new shells. */
   @SuppressWarnings("unchecked")
   GenericKubernetesResource toResource(Type type) {

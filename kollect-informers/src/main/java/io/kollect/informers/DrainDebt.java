@@ -12,8 +12,8 @@ import java.util.Map;
  * version the successor's cache had reached then ({@link InformerHandle#activeFrom}) is the
  * predecessor's to hand out, later ones the successor's. The predecessor has paid when its cache
  * holds each such state (or a newer one) and no object the successor knows was deleted by then,
- * and (checked by the caller first, {@link InformerHandle#handedOutAll}) it has handed out every
- * change its cache took.
+ * and (the caller's part, {@link InformerHandle#handedOutThrough}) it has handed out every change
+ * its cache had taken when that was found.
  *
  * <p>Computed from the two caches, not from the time since the switch: a predecessor whose watch
  * or handler thread lags (a starved machine, a watch re-opening) is waited for, and one that

@@ -37,7 +37,7 @@ final class InformerHandle implements InformerSet.Member {
   private final SharedIndexInformer<GenericKubernetesResource> informer;
   final WatchLiveness liveness;
 
-  /** Notifications the handler has handed on, resyncs left out (see {@link #handedOutAll}). */
+  /** Notifications the handler has handed on, resyncs left out (see {@link #handedOutThrough}). */
   private final AtomicLong handedOut = new AtomicLong();
   /** The resourceVersion its cache had reached when it became active ({@code null} before). */
   private volatile String activeFrom;
@@ -169,11 +169,21 @@ final class InformerHandle implements InformerSet.Member {
   }
 
   /**
-   * Whether every change its cache took has been handed to the leases: fabric8 stores a change,
-   * then notifies the handler on another thread, so a cache can be ahead of what was announced.
+   * How many changes its cache has taken so far ({@link TrimmingItemStore#notifications}): fabric8
+   * stores a change, then notifies the handler on another thread, so a cache can be ahead of what
+   * was announced.
    */
-  boolean handedOutAll() {
-    return handedOut.get() >= store.notifications();
+  long changesTaken() {
+    return store.notifications();
+  }
+
+  /**
+   * Whether the first {@code taken} changes its cache took ({@link #changesTaken} at some moment)
+   * have been handed to the leases: notifications are handed out one by one in the order of the
+   * writes, so a busy watch that keeps adding to the queue does not hold this back.
+   */
+  boolean handedOutThrough(long taken) {
+    return handedOut.get() >= taken;
   }
 
   @Override

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
@@ -43,7 +42,7 @@ final class TrimmingItemStore implements ItemStore<GenericKubernetesResource> {
   private volatile CompactResource.Type type;
   private volatile int size;
   /** Writes fabric8 hands to the handlers as a notification (see {@link #notifications}). */
-  private final AtomicLong notifications = new AtomicLong();
+  private long notifications; // guarded by this
 
   TrimmingItemStore(ObjectProjection projection) {
     this.projection = projection;
@@ -77,12 +76,13 @@ final class TrimmingItemStore implements ItemStore<GenericKubernetesResource> {
       if (previous == null) {
         size++;
       }
+      // counted with the write, under the lock notifications() takes: a reader that saw the
+      // write in the map and then reads the count has it counted
+      if (previous == null || !Objects.equals(versionOfHeld(previous), versionOf(projected))) {
+        notifications++;
+      }
     }
-    GenericKubernetesResource old = read(previous);
-    if (old == null || !Objects.equals(versionOf(old), versionOf(obj))) {
-      notifications.incrementAndGet();
-    }
-    return old;
+    return read(previous);
   }
 
   @Override
@@ -95,13 +95,11 @@ final class TrimmingItemStore implements ItemStore<GenericKubernetesResource> {
       previous = names == null ? null : names.remove(key.substring(slash + 1));
       if (previous != null) {
         size--;
+        notifications++;
         if (names.isEmpty()) {
           byNamespace.remove(namespace);
         }
       }
-    }
-    if (previous != null) {
-      notifications.incrementAndGet();
     }
     return read(previous);
   }
@@ -140,12 +138,13 @@ final class TrimmingItemStore implements ItemStore<GenericKubernetesResource> {
   /**
    * How many writes fabric8 turns into a notification for the handlers: a put of a new key or of
    * another resourceVersion than the held one, a removal of a held key (fabric8's {@code
-   * ProcessorStore} notifies exactly these). Beside the count of notifications handled, it tells
-   * whether every change this store took has been handed out ({@link
-   * InformerHandle#handedOutAll}).
+   * ProcessorStore} notifies exactly these, one by one in the order of the writes). Beside the
+   * count of notifications handled it tells whether the changes this store had taken by a given
+   * moment have been handed out ({@link InformerHandle#handedOutThrough}). A write a reader has
+   * seen in the store is counted by the time this answers.
    */
-  long notifications() {
-    return notifications.get();
+  synchronized long notifications() {
+    return notifications;
   }
 
   @Override
@@ -155,6 +154,11 @@ final class TrimmingItemStore implements ItemStore<GenericKubernetesResource> {
 
   private static String versionOf(GenericKubernetesResource obj) {
     return obj.getMetadata() == null ? null : obj.getMetadata().getResourceVersion();
+  }
+
+  private static String versionOfHeld(Object held) {
+    return held instanceof CompactResource c ? c.resourceVersion()
+        : versionOf((GenericKubernetesResource) held);
   }
 
   /** What to hold for a projected object: compact where its shape allows. */

@@ -274,48 +274,59 @@ final class TypeState {
     noteProjection(now.isEmpty() ? null : now.values().iterator().next().projection());
     if (!change.retired().isEmpty()) {
       Instant limit = Instant.now().plus(DRAIN_LIMIT);
-      registry.schedule(() -> drainWhenPaid(change.retired(), limit, true), DRAIN);
+      Map<InformerHandle, Long> retired = new LinkedHashMap<>();
+      change.retired().forEach(h -> retired.put(h, null));
+      registry.schedule(() -> drainWhenPaid(retired, limit, true), DRAIN);
     }
     reportCachedObjects();
   }
 
   /**
-   * Stops each replaced informer once it owes its leases nothing ({@link DrainDebt}); one whose
-   * cache has not caught up by {@code limit} (but has handed out all it took) has its debt
-   * announced from its successors' caches, then stops (planner thread). {@code first}: the
-   * first check, the one that says (once, at debug) why an informer drains on.
+   * Stops each replaced informer once it owes its leases nothing (planner thread): its cache holds
+   * what its successors had taken when they took over ({@link DrainDebt}), and its handler has
+   * handed out every change the cache had taken when that was found ({@code handedThrough}, by
+   * informer, once found). One whose cache has not caught up by {@code limit} has its debt
+   * announced from its successors' caches instead. What the handler has not handed out yet is
+   * waited for however long that takes: only the informer knows which of those changes its leases
+   * were told. {@code first}: the first check, the one that says (once, at debug) why an informer
+   * drains on.
    */
-  private void drainWhenPaid(List<InformerHandle> retired, Instant limit, boolean first) {
-    List<InformerHandle> waiting = new ArrayList<>();
+  private void drainWhenPaid(Map<InformerHandle, Long> handedThrough, Instant limit,
+      boolean first) {
+    Map<InformerHandle, Long> waiting = new LinkedHashMap<>();
     boolean late = !Instant.now().isBefore(limit);
-    for (InformerHandle h : retired) {
+    for (Map.Entry<InformerHandle, Long> e : handedThrough.entrySet()) {
+      InformerHandle h = e.getKey();
       if (h.stopped()) {
         continue;
       }
-      if (!h.handedOutAll()) {
-        // changes its cache took and its handler has not handed out yet are waited for however
-        // long that takes: only it knows which of them its leases were told
-        if (first) {
-          log.debug("{} drains on: its handler has not handed out every change it stored", h);
+      Long through = e.getValue();
+      if (through == null) {
+        DrainDebt debt = DrainDebt.of(h.store, h.scope(), successors(),
+            late ? Integer.MAX_VALUE : 1);
+        if (!debt.paid() && !late) {
+          if (first) {
+            log.debug("{} drains on: its cache has not reached what its successor had taken", h);
+          }
+          waiting.put(h, null);
+          continue;
         }
-        waiting.add(h);
-        continue;
+        if (!debt.paid()) {
+          // its watch lags or is dead
+          log.warn("{} had not caught up {} after the switch: the {} changes it owes are"
+              + " announced from the cache that replaced it", h, DRAIN_LIMIT, debt.owed().size());
+          pay(debt);
+        }
+        // read after the caches: every change the check saw in its cache is counted in it
+        through = h.changesTaken();
       }
-      DrainDebt debt = DrainDebt.of(h.store, h.scope(), successors(),
-          late ? Integer.MAX_VALUE : 1);
-      if (debt.paid()) {
-        informers.drained(List.of(h));
-      } else if (late) {
-        // its watch lags or is dead
-        log.warn("{} had not caught up {} after the switch: the {} changes it owes are announced"
-            + " from the cache that replaced it", h, DRAIN_LIMIT, debt.owed().size());
-        pay(debt);
+      if (h.handedOutThrough(through)) {
         informers.drained(List.of(h));
       } else {
         if (first) {
-          log.debug("{} drains on: its cache has not reached what its successor had listed", h);
+          log.debug("{} drains on: its handler has not handed out what its cache took", h);
         }
-        waiting.add(h);
+        waiting.put(h, through);
       }
     }
     if (!waiting.isEmpty()) {
