@@ -19,8 +19,8 @@ import java.util.function.Function;
  * A generic resource as the tree extraction reads, built straight from its Java values where they
  * are what decoding JSON and projecting it leave: maps with string keys, lists, strings, booleans,
  * {@code null}, {@code int}/{@code long}/{@code double} and big-integer numbers, and metadata
- * without managed fields, owner references or extra keys. Anything else goes the general way,
- * {@link ClientJson#toTree}.
+ * without managed fields or extra keys (owner references without extra keys included). Anything
+ * else goes the general way, {@link ClientJson#toTree}.
  *
  * <p>Why: the general way has the client serialise the object into a token buffer, read that into
  * the client's (Jackson 3) tree and copy the tree into extraction's (Jackson 2) one, three passes
@@ -89,7 +89,7 @@ final class ProjectedResourceTree {
 
   /** {@code ObjectMeta} as fabric8 writes it: its property order, nulls and empty lists left out. */
   private static ObjectNode metadata(ObjectMeta m) {
-    if (notEmpty(m.getManagedFields()) || notEmpty(m.getOwnerReferences())
+    if (notEmpty(m.getManagedFields())
         || (m.getAdditionalProperties() != null && !m.getAdditionalProperties().isEmpty())) {
       return null;
     }
@@ -115,10 +115,39 @@ final class ProjectedResourceTree {
     }
     text(out, "name", m.getName());
     text(out, "namespace", m.getNamespace());
+    if (notEmpty(m.getOwnerReferences()) && !ownerReferences(out, m.getOwnerReferences())) {
+      return null;
+    }
     text(out, "resourceVersion", m.getResourceVersion());
     text(out, "selfLink", m.getSelfLink());
     text(out, "uid", m.getUid());
     return out;
+  }
+
+  /**
+   * Owner references as fabric8 writes them: its property order, nulls left out; false when one
+   * is not a plain {@code OwnerReference} (extra keys, another class), which the client writes.
+   */
+  private static boolean ownerReferences(ObjectNode out, List<?> owners) {
+    ArrayNode array = out.putArray("ownerReferences");
+    for (Object o : owners) {
+      if (!(o instanceof OwnerReference ref) || ref.getClass() != OwnerReference.class
+          || (ref.getAdditionalProperties() != null && !ref.getAdditionalProperties().isEmpty())) {
+        return false;
+      }
+      ObjectNode node = array.addObject();
+      text(node, "apiVersion", ref.getApiVersion());
+      text(node, "kind", ref.getKind());
+      if (ref.getBlockOwnerDeletion() != null) {
+        node.put("blockOwnerDeletion", ref.getBlockOwnerDeletion().booleanValue());
+      }
+      if (ref.getController() != null) {
+        node.put("controller", ref.getController().booleanValue());
+      }
+      text(node, "name", ref.getName());
+      text(node, "uid", ref.getUid());
+    }
+    return true;
   }
 
   private static void text(ObjectNode out, String key, String value) {
@@ -235,7 +264,11 @@ final class ProjectedResourceTree {
     meta.setLabels(new LinkedHashMap<>(Map.of("app", "p")));
     meta.setAnnotations(new LinkedHashMap<>(Map.of("note", "n")));
     meta.setFinalizers(new ArrayList<>(List.of("f")));
-    meta.setOwnerReferences(new ArrayList<OwnerReference>());
+    List<OwnerReference> owners = new ArrayList<>();
+    owners.add(new OwnerReference("apps/v1", true, true, "ReplicaSet", "rs", "1"));
+    // unset flags are left out
+    owners.add(new OwnerReference("v1", null, null, "Node", "n", "2"));
+    meta.setOwnerReferences(owners);
     meta.setAdditionalProperties(new LinkedHashMap<>());
     Map<String, Object> nested = new LinkedHashMap<>();
     nested.put("text", "t");

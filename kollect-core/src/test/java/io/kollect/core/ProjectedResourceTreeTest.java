@@ -58,7 +58,6 @@ class ProjectedResourceTreeTest {
       m.setAnnotations(null);
       m.setFinalizers(null);
       m.setManagedFields(null);
-      m.setOwnerReferences(new ArrayList<>());
       m.setAdditionalProperties(Map.of());
     }
     assertBuildsWhatTheClientBuilds(r);
@@ -87,11 +86,20 @@ class ProjectedResourceTreeTest {
     Arbitrary<String> topLevel = Arbitraries.maps(
         Arbitraries.of("data", "spec", "status", "binaryData", "type", "immutable", "rules"), values)
         .ofMaxSize(4).map(ProjectedResourceTreeTest::object);
+    // owner references with each flag set, unset or false, in the API server's key order
+    Arbitrary<String> flag = Arbitraries.of("", "true", "false");
+    Arbitrary<String> owner = net.jqwik.api.Combinators.combine(flag, flag, texts).as(
+        (block, controller, name) -> "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\","
+            + "\"name\":" + JACKSON2.getNodeFactory().textNode(name) + ",\"uid\":\"o-1\""
+            + (controller.isEmpty() ? "" : ",\"controller\":" + controller)
+            + (block.isEmpty() ? "" : ",\"blockOwnerDeletion\":" + block) + "}");
+    Arbitrary<String> owners = owner.list().ofMaxSize(2).map(l -> "[" + String.join(",", l) + "]");
     return net.jqwik.api.Combinators.combine(labels, labels, topLevel, Arbitraries.longs()
-        .between(0, 99)).as((l, a, top, generation) -> {
+        .between(0, 99), owners).as((l, a, top, generation, refs) -> {
           String metadata = "{\"name\":\"n\",\"namespace\":\"ns\",\"uid\":\"u\","
               + "\"resourceVersion\":\"7\",\"generation\":" + generation + ",\"labels\":" + l
               + ",\"annotations\":" + a + ",\"finalizers\":[\"f\"],"
+              + "\"ownerReferences\":" + refs + ","
               + "\"creationTimestamp\":\"2026-01-01T00:00:00Z\"}";
           return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":" + metadata
               + (top.equals("{}") ? "" : "," + top.substring(1, top.length() - 1)) + "}";
@@ -115,8 +123,9 @@ class ProjectedResourceTreeTest {
     others.add(withProperty("kind", "Shadow"));
     others.add(withProperty("nested", Map.of(1, "not a text key")));
     GenericKubernetesResource owned = withProperty("data", Map.of("k", "v"));
-    owned.getMetadata().setOwnerReferences(List.of(new OwnerReference("apps/v1", true, true,
-        "ReplicaSet", "rs", "u1")));
+    OwnerReference extra = new OwnerReference("apps/v1", true, true, "ReplicaSet", "rs", "u1");
+    extra.setAdditionalProperty("future", "field");
+    owned.getMetadata().setOwnerReferences(List.of(extra));
     others.add(owned);
     GenericKubernetesResource managed = withProperty("data", Map.of("k", "v"));
     managed.getMetadata().setManagedFields(List.of(new ManagedFieldsEntry()));
