@@ -313,8 +313,9 @@ final class TypeState {
         }
         if (!debt.paid()) {
           // its watch lags or is dead
-          log.warn("{} had not caught up {} after the switch: the {} changes it owes are"
-              + " announced from the cache that replaced it", h, DRAIN_LIMIT, debt.owed().size());
+          log.warn("{} had not caught up {} s after the switch: the {} changes it owes are"
+              + " announced from the cache that replaced it", h, DRAIN_LIMIT.toSeconds(),
+              debt.owed().size());
           pay(debt);
         }
         // read after the caches: every change the check saw in its cache is counted in it
