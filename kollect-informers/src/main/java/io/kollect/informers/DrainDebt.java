@@ -37,8 +37,8 @@ record DrainDebt(List<Owed> owed) {
   record Owed(String successorScope, ResourceEvent.Kind kind, GenericKubernetesResource state,
       GenericKubernetesResource previous) {}
 
-  /** A cache that took over: its store and the version it had reached when it did. */
-  record Successor(TrimmingItemStore store, String activeFrom) {}
+  /** A cache that took over: its scope, its store and the version it had reached when it did. */
+  record Successor(String scope, TrimmingItemStore store, String activeFrom) {}
 
   /** Whether the predecessor's cache owes nothing. */
   boolean paid() {
@@ -83,19 +83,17 @@ record DrainDebt(List<Owed> owed) {
       if (owed.size() >= most) {
         break;
       }
-      String namespace = held.getMetadata().getNamespace();
-      String successorScope = covering(active, namespace);
-      if (successorScope == null) {
+      Successor s = InformerSet.covering(active, held.getMetadata().getNamespace());
+      if (s == null) {
         continue;
       }
-      Successor s = active.get(successorScope);
       if (s.activeFrom() != null
           && !Handover.newer(held.getMetadata().getResourceVersion(), s.activeFrom())
           && s.store().get(Cache.metaNamespaceKeyFunc(held)) == null) {
         // the successor's cache had every object that existed when it took over, and it does
         // not have this one: deleted by then, or since (then its own watch announced it, and
         // this one's will)
-        owed.add(new Owed(successorScope, ResourceEvent.Kind.DELETED, held, null));
+        owed.add(new Owed(s.scope(), ResourceEvent.Kind.DELETED, held, null));
       }
     }
     return new DrainDebt(owed);
@@ -103,13 +101,5 @@ record DrainDebt(List<Owed> owed) {
 
   private static boolean overlaps(String a, String b) {
     return ScopePlanner.ALL.equals(a) || ScopePlanner.ALL.equals(b) || a.equals(b);
-  }
-
-  /** The scope in {@code active} that holds {@code namespace} ({@code null}: cluster-scoped). */
-  private static String covering(Map<String, Successor> active, String namespace) {
-    if (active.containsKey(ScopePlanner.ALL)) {
-      return ScopePlanner.ALL;
-    }
-    return namespace != null && active.containsKey(namespace) ? namespace : null;
   }
 }

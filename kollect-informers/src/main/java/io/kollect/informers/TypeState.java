@@ -295,6 +295,7 @@ final class TypeState {
       boolean first) {
     Map<InformerHandle, Long> waiting = new LinkedHashMap<>();
     boolean late = !Instant.now().isBefore(limit);
+    Map<String, DrainDebt.Successor> successors = successors();
     for (Map.Entry<InformerHandle, Long> e : handedThrough.entrySet()) {
       InformerHandle h = e.getKey();
       if (h.stopped()) {
@@ -302,7 +303,7 @@ final class TypeState {
       }
       Long through = e.getValue();
       if (through == null) {
-        DrainDebt debt = DrainDebt.of(h.store, h.scope(), successors(),
+        DrainDebt debt = DrainDebt.of(h.store, h.scope(), successors,
             late ? Integer.MAX_VALUE : 1);
         if (!debt.paid() && !late) {
           if (first) {
@@ -339,7 +340,7 @@ final class TypeState {
   private Map<String, DrainDebt.Successor> successors() {
     Map<String, DrainDebt.Successor> out = new LinkedHashMap<>();
     informers.active().forEach((scope, h) ->
-        out.put(scope, new DrainDebt.Successor(h.store, h.activeFrom())));
+        out.put(scope, new DrainDebt.Successor(scope, h.store, h.activeFrom())));
     return out;
   }
 

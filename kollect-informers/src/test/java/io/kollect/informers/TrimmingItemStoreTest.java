@@ -128,4 +128,16 @@ class TrimmingItemStoreTest {
     assertThat(store.objectsIn("tenant-2")).singleElement()
         .satisfies(o -> assertThat(o.getMetadata().getName()).isEqualTo("two"));
   }
+
+  @Test
+  void theStoreCountsTheWritesFabric8NotifiesAbout() {
+    TrimmingItemStore store = new TrimmingItemStore(TWO_FIELDS);
+    store.put("tenant-1/x", configMap("x", "1"));
+    store.put("tenant-1/x", configMap("x", "1")); // the same version again: fabric8 does not notify
+    store.put("tenant-1/x", configMap("x", "2"));
+    store.remove("tenant-1/x");
+    store.remove("tenant-1/x"); // nothing held: no notification
+
+    assertThat(store.notifications()).isEqualTo(3);
+  }
 }
