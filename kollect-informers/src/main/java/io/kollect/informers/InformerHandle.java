@@ -59,7 +59,7 @@ final class InformerHandle implements InformerSet.Member {
     Informable<GenericKubernetesResource> informable =
         ScopePlanner.ALL.equals(scope) ? op.inAnyNamespace() : op.inNamespace(scope);
     this.informer = LivenessListerWatcher.informer(informable, liveness, options.listPageSize(),
-        options.resyncPeriod().toMillis(), OwnedObjects.of(options, owner.type));
+        options.resyncPeriod().toMillis(), OwnedObjects.of(options, owner.type), projection);
     informer.itemStore(store);
     // the store answers reads by namespace itself (TrimmingItemStore#objectsIn): an index beside
     // it would hold a second entry per cached object

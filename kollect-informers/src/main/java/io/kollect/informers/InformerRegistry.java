@@ -443,13 +443,14 @@ public final class InformerRegistry implements AutoCloseable {
               options.metrics().watchRestart(CRD_TYPE);
             }
           });
+      // the registry needs only which group a CRD belongs to
+      ObjectProjection groupAndKind = ObjectProjection.of(
+          List.of(List.of("spec", "group"), List.of("spec", "names", "kind")));
       SharedIndexInformer<GenericKubernetesResource> informer = LivenessListerWatcher.informer(
           client.genericKubernetesResources(CRD_CONTEXT).inAnyNamespace(), liveness,
-          options.listPageSize(), 0, null); // discovery needs every CRD, sharded or not
+          options.listPageSize(), 0, null, groupAndKind); // discovery needs every CRD, sharded or not
       crdLiveness = liveness;
-      // the registry needs only which group a CRD belongs to
-      informer.itemStore(new TrimmingItemStore(ObjectProjection.of(
-          List.of(List.of("spec", "group"), List.of("spec", "names", "kind")))));
+      informer.itemStore(new TrimmingItemStore(groupAndKind));
       informer.removeNamespaceIndex(); // CRDs are cluster-scoped; nothing reads them by namespace
       informer.addEventHandler(new ResourceEventHandler<>() {
         @Override

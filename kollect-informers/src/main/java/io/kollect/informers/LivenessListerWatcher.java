@@ -4,15 +4,20 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.dsl.internal.AbstractWatchManager;
 import io.fabric8.kubernetes.client.dsl.internal.BaseOperation;
+import io.fabric8.kubernetes.client.dsl.internal.OperationContext;
+import io.fabric8.kubernetes.client.dsl.internal.OperationSupport;
 import io.fabric8.kubernetes.client.dsl.internal.WatchHTTPManager;
 import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
+import io.fabric8.kubernetes.client.utils.ApiVersionUtil;
 import java.net.MalformedURLException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +34,9 @@ import java.util.concurrent.TimeUnit;
  * carries the liveness interceptor. A watch the server ended at its timeout is re-opened at once,
  * as client-go's reflector does, not after fabric8's reconnect interval
  * ({@link WatchLiveness#reopenAtOnce}).
+ *
+ * <p>List pages are decoded by a {@link ProjectedListReader}: only what the informer's projection
+ * keeps (fabric8's own decoding when the client's serialization is not fabric8's default one).
  */
 final class LivenessListerWatcher
     implements ListerWatcher<GenericKubernetesResource, GenericKubernetesResourceList> {
@@ -43,6 +51,8 @@ final class LivenessListerWatcher
   private final long pageSize;
   /** Drops objects other shards own, {@code null} to keep all. */
   private final OwnedObjects owned;
+  /** Decodes list pages; {@code null}: fabric8 decodes them. */
+  private final ProjectedListReader pages;
 
   /**
    * A fabric8 informer (not started) over Kollect's list and watch of {@code informable}. A client
@@ -50,11 +60,12 @@ final class LivenessListerWatcher
    * (and unfiltered).
    *
    * @param owned the objects to keep ({@code null}: all)
+   * @param projection what the informer's store keeps of each object
    */
   @SuppressWarnings("unchecked")
   static SharedIndexInformer<GenericKubernetesResource> informer(
       Informable<GenericKubernetesResource> informable, WatchLiveness liveness, int pageSize,
-      long resyncMillis, OwnedObjects owned) {
+      long resyncMillis, OwnedObjects owned, ObjectProjection projection) {
     if (!(informable instanceof BaseOperation<?, ?, ?> base)) {
       return informable.runnableInformer(resyncMillis);
     }
@@ -62,15 +73,18 @@ final class LivenessListerWatcher
     // each informer its own chain: a list page's notifications run on one thread, not one
     // pool hand-over per object (ChainingExecutor)
     return new DefaultSharedIndexInformer<>(GenericKubernetesResource.class,
-        new LivenessListerWatcher(operation, liveness, pageSize, owned), resyncMillis,
+        new LivenessListerWatcher(operation, liveness, pageSize, owned, projection), resyncMillis,
         new ChainingExecutor(operation.getOperationContext().getExecutor()));
   }
 
   LivenessListerWatcher(
       BaseOperation<GenericKubernetesResource, GenericKubernetesResourceList, ?> operation,
-      WatchLiveness liveness, int pageSize, OwnedObjects owned) {
+      WatchLiveness liveness, int pageSize, OwnedObjects owned, ObjectProjection projection) {
     this.operation = operation;
     this.owned = owned;
+    this.pages = ProjectedListReader.of(projection, operation.getKubernetesSerialization(),
+        ApiVersionUtil.joinApiGroupAndVersion(operation.getAPIGroupName(),
+            operation.getAPIGroupVersion()), operation.getKind());
     this.liveness = liveness;
     this.pageSize = pageSize;
     this.watchClient = operation.getOperationContext().getHttpClient().newBuilder()
@@ -83,7 +97,8 @@ final class LivenessListerWatcher
     // fabric8 already sets the page size (getLimit) and the continue token; the request carries
     // the client's request timeout
     CompletableFuture<GenericKubernetesResourceList> page =
-        operation.submitList(listOptions).whenComplete((list, failure) -> {
+        (pages == null ? operation.submitList(listOptions) : listPage(listOptions))
+        .whenComplete((list, failure) -> {
           if (failure == null) {
             liveness.listed();
           } else {
@@ -92,6 +107,49 @@ final class LivenessListerWatcher
         });
     // other shards' objects leave with the page, before the reflector stores any of it
     return owned == null ? page : page.thenApply(owned::filter);
+  }
+
+  /**
+   * One page, as fabric8's {@code submitList} requests it (the operation's selectors, the options
+   * as query parameters, the request timeout) and fails (its exceptions, status and code), decoded
+   * by {@link #pages}.
+   */
+  private CompletableFuture<GenericKubernetesResourceList> listPage(ListOptions options) {
+    OperationContext context = operation.getOperationContext();
+    options.setWatch(null);
+    if (context.getFieldQueryParam() != null) {
+      options.setFieldSelector(context.getFieldQueryParam());
+    }
+    if (context.getLabelQueryParam() != null) {
+      options.setLabelSelector(context.getLabelQueryParam());
+    }
+    if (context.getShardSelector() != null) {
+      options.setShardSelector(context.getShardSelector());
+    }
+    if (context.getResourceVersion() != null) {
+      options.setResourceVersion(context.getResourceVersion());
+    }
+    HttpClient client = context.getHttpClient();
+    HttpRequest request;
+    try {
+      request = client.newHttpRequestBuilder()
+          .url(operation.appendListOptionParams(operation.getNamespacedUrl(), options))
+          .timeout(operation.getRequestConfig().getRequestTimeout(), TimeUnit.MILLISECONDS)
+          .build();
+    } catch (MalformedURLException e) {
+      return CompletableFuture.failedFuture(KubernetesClientException.launderThrowable(e));
+    }
+    return client.sendAsync(request, byte[].class).thenApply(response -> {
+      if (!response.isSuccessful()) {
+        throw OperationSupport.requestFailure(request,
+            OperationSupport.createStatus(response, operation.getKubernetesSerialization()));
+      }
+      try {
+        return pages.read(response.body());
+      } catch (RuntimeException e) {
+        throw OperationSupport.requestException(request, e);
+      }
+    });
   }
 
   @Override

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * What the cache keeps of each object. {@link #full()} keeps everything except
@@ -27,6 +28,13 @@ final class ObjectProjection {
   /** Metadata fields a projection always keeps: what identifies, orders and relates an object. */
   static final Set<String> IDENTITY_METADATA = Set.of("name", "namespace", "uid", "resourceVersion",
       "generation", "labels", "deletionTimestamp", "ownerReferences");
+
+  /** ObjectMeta's JSON properties, as fabric8's model names them. */
+  private static final Set<String> OBJECT_META_FIELDS = Set.of("annotations", "creationTimestamp",
+      "deletionGracePeriodSeconds", "deletionTimestamp", "finalizers", "generateName", "generation",
+      "labels", "managedFields", "name", "namespace", "ownerReferences", "resourceVersion",
+      "selfLink", "uid");
+  private static final Set<String> MANAGED_FIELDS = Set.of("managedFields");
 
   private static final ObjectProjection FULL = new ObjectProjection(null);
   /** Distinct label sets of cached objects, held weakly: a set no object has any more is collected. */
@@ -54,6 +62,54 @@ final class ObjectProjection {
 
   boolean isFull() {
     return root == null;
+  }
+
+  /**
+   * What of an object's top-level fields (other than {@code apiVersion}, {@code kind} and
+   * {@code metadata}) this projection keeps, for a reader that decodes only that.
+   */
+  KeptKeys keptKeys() {
+    return root == null ? KeptKeys.ALL : root;
+  }
+
+  /** The metadata fields no object of this projection holds: a reader need not decode them. */
+  Set<String> droppedMetadata() {
+    PathNode wanted = root == null ? null : root.children.get("metadata");
+    if (root == null || wanted != null && wanted.isLeaf()) {
+      // the trimmed whole: everything but the managed fields (the last-applied annotation is
+      // one entry of a map that is kept)
+      return MANAGED_FIELDS;
+    }
+    Set<String> dropped = new TreeSet<>(OBJECT_META_FIELDS);
+    dropped.removeAll(IDENTITY_METADATA);
+    if (wanted != null) {
+      dropped.removeAll(wanted.children.keySet());
+    }
+    return Collections.unmodifiableSet(dropped);
+  }
+
+  /**
+   * The keys kept under one value: all of it, or only some keys (of a map, or of each map in a
+   * list). A value kept in part holds, of its maps, at least the keys {@link #under} names.
+   */
+  interface KeptKeys {
+    KeptKeys ALL = new KeptKeys() {
+      @Override
+      public boolean keepsAll() {
+        return true;
+      }
+
+      @Override
+      public KeptKeys under(String key) {
+        return this;
+      }
+    };
+
+    /** Whether the whole value is kept. */
+    boolean keepsAll();
+
+    /** What is kept under {@code key} of a map, or {@code null} when nothing is. */
+    KeptKeys under(String key);
   }
 
   /**
@@ -259,7 +315,7 @@ final class ObjectProjection {
   }
 
   /** A key-path trie; a leaf means "keep the whole subtree". */
-  private static final class PathNode {
+  private static final class PathNode implements KeptKeys {
     private final Map<String, PathNode> children = new TreeMap<>();
     private boolean leaf;
 
@@ -326,6 +382,16 @@ final class ObjectProjection {
 
     boolean isLeaf() {
       return leaf;
+    }
+
+    @Override
+    public boolean keepsAll() {
+      return leaf;
+    }
+
+    @Override
+    public KeptKeys under(String key) {
+      return leaf ? this : children.get(key);
     }
 
     @Override

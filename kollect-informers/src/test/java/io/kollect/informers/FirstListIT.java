@@ -2,6 +2,7 @@ package io.kollect.informers;
 
 import static io.kollect.informers.Fixtures.CONFIG_MAP;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -123,6 +124,78 @@ class FirstListIT {
       assertThat(pagesAtFirstAdd.get()).isLessThan(10);
       assertThat(lease.list()).hasSize(200);
     }
+  }
+
+  /**
+   * Kollect decodes list pages itself, keeping only what the projection keeps: on a real API
+   * server, page by page, what it lists projects to what fabric8's own list projects to — core and
+   * grouped types (items without apiVersion and kind), managed fields, owner references, the
+   * last-applied annotation, whole and projected.
+   */
+  @Test
+  void listPagesDecodedForTheProjectionHoldWhatFabric8sWholeDecodingProjectsTo() throws Exception {
+    configMaps("pages", 7);
+    api.admin.apps().deployments().inNamespace("pages").resource(
+        Fixtures.deployment("pages", "web", Map.of("app", "web"))).create();
+    var owner = api.admin.configMaps().inNamespace("pages").withName("cm-0000").get();
+    api.admin.apps().deployments().inNamespace("pages").resource(
+        new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder(
+            Fixtures.deployment("pages", "owned", Map.of("app", "owned")))
+            .editMetadata().addNewOwnerReference().withApiVersion("v1").withKind("ConfigMap")
+            .withName("cm-0000").withUid(owner.getMetadata().getUid()).withController(true)
+            .endOwnerReference().endMetadata().build()).create();
+    List<ObjectProjection> projections = List.of(ObjectProjection.full(),
+        ObjectProjection.of(DATA_A),
+        ObjectProjection.of(List.of(List.of("spec", "template", "spec", "containers", "image"),
+            List.of("metadata", "annotations"), List.of("status"))),
+        ObjectProjection.of(List.of(List.of("metadata"), List.of("spec", "replicas"))));
+    // the pages below are Kollect's own decoding, not fabric8's kept after a failed probe
+    assertThat(ProjectedListReader.of(ObjectProjection.full(),
+        api.admin.getKubernetesSerialization(), "v1", "ConfigMap")).isNotNull();
+    for (ResourceType type : List.of(CONFIG_MAP, Fixtures.DEPLOYMENT)) {
+      var operation = (io.fabric8.kubernetes.client.dsl.internal.BaseOperation<
+          GenericKubernetesResource, io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
+          ?>) api.admin.genericKubernetesResources(type.apiVersion(), type.kind())
+          .inNamespace("pages");
+      for (ObjectProjection projection : projections) {
+        var kollect = new LivenessListerWatcher(operation, new WatchLiveness(
+            InformerOptions.defaults().watchLiveness(), java.time.Clock.systemUTC(), r -> { }),
+            3, null, projection);
+        List<GenericKubernetesResource> ours = new java.util.ArrayList<>();
+        List<GenericKubernetesResource> theirs = new java.util.ArrayList<>();
+        String next = null;
+        do {
+          var options = new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(3L)
+              .withContinue(next).build();
+          var page = kollect.submitList(options).get();
+          var fabric8 = operation.submitList(new io.fabric8.kubernetes.api.model.ListOptionsBuilder()
+              .withLimit(3L).withContinue(next).build()).get();
+          page.getItems().forEach(o -> ours.add(projection.apply(o)));
+          fabric8.getItems().forEach(o -> theirs.add(projection.apply(o)));
+          assertThat(page.getMetadata().getResourceVersion())
+              .isEqualTo(fabric8.getMetadata().getResourceVersion());
+          next = page.getMetadata().getContinue();
+          assertThat(next).isEqualTo(fabric8.getMetadata().getContinue());
+        } while (next != null && !next.isEmpty());
+        assertThat(ours).as("%s %s", type, projection).hasSize(type == CONFIG_MAP ? 7 : 2)
+            .isEqualTo(theirs);
+        assertThat(ours).allSatisfy(o -> assertThat(o.getApiVersion())
+            .isEqualTo(type == CONFIG_MAP ? "v1" : "apps/v1"));
+      }
+    }
+    // an error answers as fabric8's does: its status code, for the reflector's rules
+    var missing = (io.fabric8.kubernetes.client.dsl.internal.BaseOperation<
+        GenericKubernetesResource, io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
+        ?>) api.admin.genericKubernetesResources(
+            new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder()
+                .withGroup("example.com").withVersion("v1").withKind("Nothing")
+                .withPlural("nothings").withNamespaced(true).build()).inNamespace("pages");
+    var failing = new LivenessListerWatcher(missing, new WatchLiveness(
+        InformerOptions.defaults().watchLiveness(), java.time.Clock.systemUTC(), r -> { }), 3, null,
+        ObjectProjection.full());
+    assertThatThrownBy(() -> failing.submitList(new io.fabric8.kubernetes.api.model.ListOptions()).get())
+        .cause().isInstanceOfSatisfying(io.fabric8.kubernetes.client.KubernetesClientException.class,
+            e -> assertThat(e.getCode()).isEqualTo(404));
   }
 
   private static void assertProjected(GenericKubernetesResource object) {

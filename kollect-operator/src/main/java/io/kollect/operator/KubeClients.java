@@ -76,8 +76,9 @@ public final class KubeClients {
    * <p>fabric8 has them set through the class's any-setter method, which Jackson 3 calls by
    * binding and spreading a method handle per value ({@code AnnotatedMethod.callOnWith}: it
    * allocates about 3.6 KB per call, through 3.3.0); the field it sets is the same map, so the
-   * decoded objects are equal. Every list page and watch event of every informer is decoded on the
-   * client's event loop, before the informer can ask for the next page (docs/benchmarks.md).
+   * decoded objects are equal. Every watch event of every informer is decoded on the client's
+   * event loop (list pages by the informers' own reader, which fills the map directly;
+   * docs/informers.md, docs/benchmarks.md).
    */
   public static KubernetesSerialization serialization() {
     return new KubernetesSerialization(JsonMapper.builderWithJackson2Defaults()
