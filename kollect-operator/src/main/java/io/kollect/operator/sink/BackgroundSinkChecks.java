@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -22,15 +23,29 @@ import java.util.function.Predicate;
  * and again by {@link #recheck} while its last check found it not ready, at most once per recheck
  * interval. What a check found is the sink's own state; its owner reads it through {@link #sink}.
  *
+ * <p>A sink may check again on its own (a write that finds its destination not ready asks once
+ * more before it gives up): {@link #recheck} then reports the sink when its {@link
+ * Builder#outcome} is no longer the one last reported, so its status does not keep an outcome
+ * the sink has left.
+ *
  * @param <S> the sink type checked; engine sinks of other types are not kept
  */
 final class BackgroundSinkChecks<S extends Sink> implements AutoCloseable {
 
-  private record Entry<S>(S sink, Instant lastCheck) {}
+  /**
+   * @param reported the sink's outcome when it was last reported ({@code null} before its first
+   *     check ends)
+   */
+  private record Entry<S>(S sink, Instant lastCheck, Object reported) {
+    Entry<S> reporting(Object outcome) {
+      return new Entry<>(sink, lastCheck, outcome);
+    }
+  }
 
   private final Class<S> type;
   private final Consumer<S> check;
   private final Predicate<S> ready;
+  private final Function<S, ?> outcome;
   private final BiConsumer<String, S> afterCheck;
   private final Duration recheckInterval;
   private final Clock clock;
@@ -42,6 +57,7 @@ final class BackgroundSinkChecks<S extends Sink> implements AutoCloseable {
     this.type = b.type;
     this.check = Objects.requireNonNull(b.check, "check");
     this.ready = Objects.requireNonNull(b.ready, "ready");
+    this.outcome = b.outcome;
     this.afterCheck = b.afterCheck;
     this.recheckInterval = Objects.requireNonNull(b.recheckInterval, "recheckInterval");
     this.clock = Objects.requireNonNull(b.clock, "clock");
@@ -62,7 +78,7 @@ final class BackgroundSinkChecks<S extends Sink> implements AutoCloseable {
   void put(String name, Sink sink) {
     if (type.isInstance(sink)) {
       S typed = type.cast(sink);
-      sinks.put(name, new Entry<>(typed, clock.instant()));
+      sinks.put(name, new Entry<>(typed, clock.instant(), null));
       check(name, typed);
     } else {
       sinks.remove(name);
@@ -84,12 +100,26 @@ final class BackgroundSinkChecks<S extends Sink> implements AutoCloseable {
     sinks.forEach((name, e) -> action.accept(name, e.sink()));
   }
 
-  /** Checks again every sink that was not ready at its last check, once per recheck interval. */
+  /**
+   * Reports every sink whose outcome changed since it was last reported (it checked again on its
+   * own), and checks again every sink that was not ready at its last check, once per recheck
+   * interval.
+   */
   void recheck() {
     Instant now = clock.instant();
     sinks.forEach((name, e) -> {
+      if (outcome != null && e.reported() != null && afterCheck != null) {
+        Object current = outcome.apply(e.sink());
+        if (!Objects.equals(current, e.reported())) {
+          Entry<S> reporting = e.reporting(current);
+          if (sinks.replace(name, e, reporting)) {
+            afterCheck.accept(name, e.sink());
+          }
+          e = reporting;
+        }
+      }
       if (!ready.test(e.sink()) && !now.isBefore(e.lastCheck().plus(recheckInterval))
-          && sinks.replace(name, e, new Entry<>(e.sink(), now))) {
+          && sinks.replace(name, e, new Entry<>(e.sink(), now, e.reported()))) {
         check(name, e.sink());
       }
     });
@@ -107,6 +137,10 @@ final class BackgroundSinkChecks<S extends Sink> implements AutoCloseable {
       }
       Entry<S> current = sinks.get(name);
       if (afterCheck != null && current != null && current.sink() == sink) {
+        if (outcome != null) {
+          // what this report shows; a later change is the sink's own (see recheck)
+          sinks.replace(name, current, current.reporting(outcome.apply(sink)));
+        }
         afterCheck.accept(name, sink);
       }
     });
@@ -129,6 +163,7 @@ final class BackgroundSinkChecks<S extends Sink> implements AutoCloseable {
     private final Class<S> type;
     private Consumer<S> check;
     private Predicate<S> ready;
+    private Function<S, ?> outcome;
     private BiConsumer<String, S> afterCheck;
     private Duration recheckInterval;
     private Clock clock;
@@ -148,6 +183,16 @@ final class BackgroundSinkChecks<S extends Sink> implements AutoCloseable {
     /** Whether the sink's last check found it ready; a sink that is not is checked again. */
     Builder<S> ready(Predicate<S> ready) {
       this.ready = ready;
+      return this;
+    }
+
+    /**
+     * What of the sink's state its status shows (non-null, with {@code equals}): when it changes
+     * without a check of these (the sink checked again on its own), {@link #recheck} reports the
+     * sink through {@link #afterCheck}. Unset: only these checks report.
+     */
+    Builder<S> outcome(Function<S, ?> outcome) {
+      this.outcome = outcome;
       return this;
     }
 

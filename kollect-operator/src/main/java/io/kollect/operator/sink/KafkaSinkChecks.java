@@ -15,7 +15,8 @@ import java.util.function.Consumer;
  * and can take up to the sink's delivery timeout (a wrong address), so it runs in the background
  * ({@link BackgroundSinkChecks}); when it is done {@code changed} rewrites that sink's status. A
  * sink is checked when it is (re)built, that is on every reconcile of its KollectSink, and again
- * while its topic is not ready, at most every {@link #RECHECK}.
+ * while its topic is not ready, at most every {@link #RECHECK}; a check its own writes made is
+ * reported at the next recheck.
  */
 final class KafkaSinkChecks implements AutoCloseable {
 
@@ -30,6 +31,8 @@ final class KafkaSinkChecks implements AutoCloseable {
     this.checks = BackgroundSinkChecks.of(KafkaSink.class)
         .check(KafkaSink::checkTopic)
         .ready(sink -> sink.topicCheck().status() == TopicCheck.Status.READY)
+        // a write that finds the topic not ready checks it again itself
+        .outcome(KafkaSink::topicCheck)
         .afterCheck((name, sink) -> changed.accept(name))
         .recheckInterval(RECHECK)
         .clock(clock)

@@ -100,7 +100,7 @@ class BackgroundSinkChecksTest {
 
   private BackgroundSinkChecks<CheckedSink> checks() {
     return BackgroundSinkChecks.of(CheckedSink.class).check(CheckedSink::check)
-        .ready(s -> s.ready).afterCheck((name, sink) -> reported.add(name))
+        .ready(s -> s.ready).outcome(s -> s.ready).afterCheck((name, sink) -> reported.add(name))
         .recheckInterval(RECHECK).clock(clock).threadName("test-check")
         .executor(new InlineExecutor()).build();
   }
@@ -142,6 +142,27 @@ class BackgroundSinkChecksTest {
       clock.now = clock.now.plus(RECHECK.multipliedBy(3));
       checks.recheck();
       assertThat(sink.checks).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aSinkThatCheckedAgainOnItsOwnIsReportedAtTheNextRecheckOnceWithoutACheckOfOurs() {
+    try (var checks = checks()) {
+      CheckedSink sink = new CheckedSink();
+      checks.put("a", sink);
+      assertThat(reported).containsExactly("a");
+      checks.recheck();
+      assertThat(reported).as("nothing changed").containsExactly("a");
+
+      // a write found the destination ready (a kafka sink's write checks its topic again)
+      sink.ready = true;
+      checks.recheck();
+      assertThat(reported).containsExactly("a", "a");
+      assertThat(sink.checks).isEqualTo(1);
+      clock.now = clock.now.plus(RECHECK);
+      checks.recheck();
+      assertThat(reported).as("reported once").containsExactly("a", "a");
+      assertThat(sink.checks).as("ready: not checked again").isEqualTo(1);
     }
   }
 
