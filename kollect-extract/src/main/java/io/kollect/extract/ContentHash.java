@@ -18,6 +18,7 @@ import java.util.Objects;
 public final class ContentHash {
 
   private static final int SHA256_HEX_LENGTH = 64;
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
   private static final ThreadLocal<char[]> HEX_BUFFER =
       ThreadLocal.withInitial(() -> new char[SHA256_HEX_LENGTH]);
 
@@ -113,7 +114,9 @@ public final class ContentHash {
 
   private static void hexDigits(long word, char[] out, int at) {
     for (int i = 15; i >= 0; i--) {
-      out[at + i] = Character.forDigit((int) (word & 0xF), 16);
+      // a table, not Character.forDigit (which checks its radix and branches per digit): every
+      // record and checkpoint entry writes 64 of them
+      out[at + i] = HEX[(int) (word & 0xF)];
       word >>>= 4;
     }
   }
