@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -47,6 +48,7 @@ final class ProjectedListReader {
   private static final ObjectReader UNTYPED = MAPPER.readerFor(Object.class);
   private static final ObjectReader LIST_META = MAPPER.readerFor(ListMeta.class);
   private static final ObjectReader TEXT = MAPPER.readerFor(String.class);
+  private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
   /** One metadata reader per set of dropped fields: a few per process. */
   private static final Map<Set<String>, ObjectReader> METADATA = new ConcurrentHashMap<>();
 
@@ -100,15 +102,21 @@ final class ProjectedListReader {
       String apiVersion, String kind) {
     ProjectedListReader reader = new ProjectedListReader(projection, apiVersion, kind);
     ProjectedListReader whole = new ProjectedListReader(ObjectProjection.full(), apiVersion, kind);
+    String failure;
     try {
       if (reader.readsAs(client) && whole.readsAs(client)) {
         return reader;
       }
-      LOG.info("The client's serialization decodes objects otherwise than fabric8's default:"
-          + " list pages of {} are decoded whole, then projected", kind);
+      failure = "it decodes the probe page otherwise than fabric8's default mapper";
     } catch (RuntimeException e) {
-      LOG.info("The probe of the client's serialization failed ({}): list pages of {} are"
-          + " decoded whole, then projected", e.toString(), kind);
+      failure = "the probe failed: " + e;
+    }
+    // once at INFO: every informer of such a client would say the same
+    if (FALLBACK_LOGGED.compareAndSet(false, true)) {
+      LOG.info("List pages are decoded whole by the client's own serialization, then projected"
+          + " ({}: {})", kind, failure);
+    } else {
+      LOG.debug("List pages of {} are decoded whole ({})", kind, failure);
     }
     return null;
   }
