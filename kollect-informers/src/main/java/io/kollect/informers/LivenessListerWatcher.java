@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
 import io.fabric8.kubernetes.client.utils.ApiVersionUtil;
 import java.net.MalformedURLException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -111,8 +112,8 @@ final class LivenessListerWatcher
 
   /**
    * One page, as fabric8's {@code submitList} requests it (the operation's selectors, the options
-   * as query parameters, the request timeout) and fails (its exceptions, status and code), decoded
-   * by {@link #pages}.
+   * as query parameters, the request timeout), logs the server's warnings and fails (its
+   * exceptions, status and code), decoded by {@link #pages}.
    */
   private CompletableFuture<GenericKubernetesResourceList> listPage(ListOptions options) {
     OperationContext context = operation.getOperationContext();
@@ -140,6 +141,11 @@ final class LivenessListerWatcher
       return CompletableFuture.failedFuture(KubernetesClientException.launderThrowable(e));
     }
     return client.sendAsync(request, byte[].class).thenApply(response -> {
+      List<String> warnings = response.headers("Warning");
+      if (warnings != null && !warnings.isEmpty()) {
+        // as fabric8 logs them for an operation that does not ask for field validation
+        LOG.debug("Received warning(s) from request {}: {}", request.uri(), warnings);
+      }
       if (!response.isSuccessful()) {
         throw OperationSupport.requestFailure(request,
             OperationSupport.createStatus(response, operation.getKubernetesSerialization()));
