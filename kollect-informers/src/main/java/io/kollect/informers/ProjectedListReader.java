@@ -54,7 +54,8 @@ final class ProjectedListReader {
 
   /**
    * A page of each value kind and metadata field fabric8's decoding has a rule for: numbers of
-   * each size and form, nulls, nested lists and maps, owner references, an unknown metadata field.
+   * each size and form, nulls, nested lists and maps, owner references, an unknown metadata field,
+   * the top-level names its model ignores.
    */
   static final String PROBE = """
       {"kind":"ProbeList","apiVersion":"v1","metadata":{"resourceVersion":"12","continue":"c",\
@@ -73,7 +74,8 @@ final class ProjectedListReader {
       "data":{"s":"text","i":1,"l":12345678901,"big":123456789012345678901234567890,"f":1.5,\
       "e":2.5e-3,"z":-0.0,"t":true,"no":false,"n":null,"list":[1,"a",{"k":[]},[],null],"m":{}},\
       "spec":{"replicas":3,"template":{"containers":[{"name":"c","image":"i","ports":[{"x":1}]},\
-      {"name":"d"},"scalar",null]}},"status":"scalar","nothing":null},\
+      {"name":"d"},"scalar",null]}},"status":"scalar","nothing":null,\
+      "additionalProperties":{"kind":"Other"},"additionalPropertiesNode":{"kind":"Other"}},\
       {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"b"},"spec":[1,2],\
       "data":{"s":"other"}}]}""";
 
@@ -192,6 +194,8 @@ final class ProjectedListReader {
         case "apiVersion" -> item.setApiVersion(text(p, value));
         case "kind" -> item.setKind(text(p, value));
         case "metadata" -> item.setMetadata(metadata.readValue(p));
+        // names fabric8's model ignores (a map that would take them is the object's own)
+        case "additionalProperties", "additionalPropertiesNode" -> p.skipChildren();
         default -> {
           ObjectProjection.KeptKeys under = kept.under(field);
           if (under == null) {
