@@ -15,7 +15,8 @@
  * scopes and projection run (a pure function of leases, discovery and {@code AccessReview}),
  * {@code InformerSet} runs their {@code InformerHandle}s make-before-break (with {@code Handover}
  * while two informers speak for one lease), each listing and watching through a {@code
- * LivenessListerWatcher} into a {@code TrimmingItemStore}, and {@code EventRouter} hands each
+ * LivenessListerWatcher} (whose list pages a {@code ProjectedListReader} decodes for the projection)
+ * into a {@code TrimmingItemStore}, and {@code EventRouter} hands each
  * change to the leases ({@code LeaseHandle}) whose scope holds it. The reference is {@code
  * docs/informers.md}.
  */
