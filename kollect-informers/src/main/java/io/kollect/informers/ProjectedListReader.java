@@ -103,10 +103,14 @@ final class ProjectedListReader {
   static ProjectedListReader of(ObjectProjection projection, KubernetesSerialization client,
       String apiVersion, String kind) {
     ProjectedListReader reader = new ProjectedListReader(projection, apiVersion, kind);
-    ProjectedListReader whole = new ProjectedListReader(ObjectProjection.full(), apiVersion, kind);
     String failure;
     try {
-      if (reader.readsAs(client) && whole.readsAs(client)) {
+      GenericKubernetesResourceList theirs =
+          client.unmarshal(PROBE, GenericKubernetesResourceList.class);
+      // one decoding serves both checks: projecting trims the client's metadata in place, and
+      // trimming twice is trimming once
+      if (reader.readsAs(theirs) && (projection.isFull()
+          || new ProjectedListReader(ObjectProjection.full(), apiVersion, kind).readsAs(theirs))) {
         return reader;
       }
       failure = "it decodes the probe page otherwise than fabric8's default mapper";
@@ -123,10 +127,11 @@ final class ProjectedListReader {
     return null;
   }
 
-  /** Whether this reader and {@code client} read {@link #PROBE} to the same projected page. */
-  private boolean readsAs(KubernetesSerialization client) {
-    GenericKubernetesResourceList theirs =
-        client.unmarshal(PROBE, GenericKubernetesResourceList.class);
+  /**
+   * Whether this reader reads {@link #PROBE} to what {@code theirs} (the client's decoding of it)
+   * projects to.
+   */
+  private boolean readsAs(GenericKubernetesResourceList theirs) {
     GenericKubernetesResourceList ours = read(PROBE.getBytes(StandardCharsets.UTF_8));
     if (!Objects.equals(theirs.getMetadata(), ours.getMetadata())
         || theirs.getItems().size() != ours.getItems().size()) {
