@@ -62,6 +62,25 @@ class RecordWriterTest {
   }
 
   @Test
+  void eachRecordIsWrittenWithItsOwnObservedAtWhenInstantsRepeatAndAlternate() throws Exception {
+    Record r = records().get(0);
+    Instant a = Instant.parse("2026-11-29T04:00:00.5Z");
+    List<Instant> times = List.of(a, Instant.parse("2026-11-29T04:00:00.500Z"), a.plusNanos(1),
+        a, Instant.EPOCH, a.plusSeconds(3600));
+    List<Record> written = new ArrayList<>();
+    for (Instant t : times) {
+      written.add(r.tombstone(t));
+      written.add(r.tombstone(t));
+    }
+    written.add(r.tombstone(null));
+    for (Record w : written) {
+      assertThat(Records.toJsonLine(w)).as(w.toString()).isEqualTo(BEAN.writeValueAsString(w));
+    }
+    assertThat(Records.mapper().writeValueAsString(written))
+        .isEqualTo(BEAN.writeValueAsString(written));
+  }
+
+  @Test
   void whatItWritesReadsBackAsTheBeanFormDid() throws Exception {
     for (Record r : records()) {
       assertThat(Records.fromJson(Records.toJsonLine(r)))
