@@ -80,6 +80,8 @@ public final class HttpSink implements Sink {
 
   private final String name;
   private final HttpSinkConfig config;
+  /** Sizes each batch's body from the one before (compressed bytes when the sink compresses). */
+  private final BatchSizeHint bodySize = new BatchSizeHint(400, BatchSizeHint.RECORDS_MAX_BYTES);
   private final Clock clock;
   private final boolean https;
   /** {@code https://host:port}, for TLS error messages. */
@@ -368,12 +370,13 @@ public final class HttpSink implements Sink {
   }
 
   private byte[] body(List<Record> batch) throws SinkException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(batch.size() * 400 + 2);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(bodySize.bytesFor(batch.size()));
     try (OutputStream out = config.gzip() ? new GZIPOutputStream(bytes, 8192) : bytes) {
       RecordJson.writeArray(batch, out);
     } catch (IOException | RuntimeException e) {
       throw SinkException.permanent("sink " + name + ": cannot serialise batch: " + e, e);
     }
+    bodySize.observe(batch.size(), bytes.size());
     return bytes.toByteArray();
   }
 

@@ -17,6 +17,7 @@ public final class StdoutSink implements Sink {
 
   private final String name;
   private final PrintStream out;
+  private final BatchSizeHint batchSize = new BatchSizeHint(512, BatchSizeHint.RECORDS_MAX_BYTES);
 
   /** A sink writing to {@link System#out}. */
   public StdoutSink(String name) {
@@ -40,13 +41,14 @@ public final class StdoutSink implements Sink {
 
   @Override
   public void write(List<Record> batch) throws SinkException {
-    ByteArrayOutputStream buf = new ByteArrayOutputStream(batch.size() * 512);
+    ByteArrayOutputStream buf = new ByteArrayOutputStream(batchSize.bytesFor(batch.size()));
     try {
       RecordJson.writeLines(batch, buf);
     } catch (IOException e) {
       // unchecked, as writing each line as text threw it: the batch writer keeps such a batch
       throw new IllegalStateException("records cannot be serialised: " + e.getMessage(), e);
     }
+    batchSize.observe(batch.size(), buf.size());
     try {
       // One write per batch: lines from one batch are never interleaved with other output.
       buf.writeTo(out);
