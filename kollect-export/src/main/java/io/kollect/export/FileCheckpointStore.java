@@ -27,6 +27,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -186,6 +187,12 @@ public final class FileCheckpointStore implements CheckpointStore {
   private final Map<Path, Files3> known = new HashMap<>();
   private final AtomicLong bytesWritten = new AtomicLong();
   private final AtomicLong bytesRead = new AtomicLong();
+  /**
+   * Sizes each log line's buffer from the JSON per entry of the lines before it. Entries are of one
+   * shape (names of at most 253 characters), so the guess holds for a first inventory's lines of
+   * tens of thousands of entries, and the cap only guards against a figure gone wrong.
+   */
+  private final BatchSizeHint lineSize = new BatchSizeHint(256, 256 << 20);
   /** Called before each step of compaction; tests throw from it to simulate a crash there. */
   private final Consumer<String> steps;
 
@@ -283,11 +290,12 @@ public final class FileCheckpointStore implements CheckpointStore {
         new TreeSet<>(removed)));
     Path logFile = logFile(file);
     try {
-      byte[] line = line(MAPPER.writeValueAsBytes(delta));
+      ByteBuffer line = logLine(delta);
+      int length = line.remaining();
       append(logFile, f.logBytes, line);
-      f.logBytes += line.length;
+      f.logBytes += length;
       f.logEntries += changed.size() + removed.size();
-      bytesWritten.addAndGet(line.length);
+      bytesWritten.addAndGet(length);
     } catch (IOException e) {
       known.remove(file); // re-read before the next write: the log's length is not known now
       throw new UncheckedIOException("checkpoint log " + logFile + ": cannot be appended", e);
@@ -377,9 +385,10 @@ public final class FileCheckpointStore implements CheckpointStore {
         }
         Delta delta = new Delta(VERSION, r.files().generation, Map.of(), List.copyOf(held));
         try {
-          byte[] line = line(MAPPER.writeValueAsBytes(delta));
+          ByteBuffer line = logLine(delta);
+          int length = line.remaining();
           append(logFile(file), r.files().logBytes, line);
-          bytesWritten.addAndGet(line.length);
+          bytesWritten.addAndGet(length);
         } catch (IOException e) {
           throw new UncheckedIOException("checkpoint log " + logFile(file)
               + ": cannot be appended", e);
@@ -418,7 +427,7 @@ public final class FileCheckpointStore implements CheckpointStore {
   }
 
   /** Appends {@code line} to a log at {@code at}, first cutting whatever follows (a torn line). */
-  private static void append(Path logFile, long at, byte[] line) throws IOException {
+  private static void append(Path logFile, long at, ByteBuffer line) throws IOException {
     try (FileChannel ch = FileChannel.open(logFile, StandardOpenOption.CREATE,
         StandardOpenOption.WRITE)) {
       // Cut a torn tail (a crash during an earlier append) so this line starts on its own.
@@ -426,7 +435,7 @@ public final class FileCheckpointStore implements CheckpointStore {
         ch.truncate(at);
       }
       ch.position(at);
-      writeFully(ch, ByteBuffer.wrap(line));
+      writeFully(ch, line);
       ch.force(false);
     }
   }
@@ -751,14 +760,19 @@ public final class FileCheckpointStore implements CheckpointStore {
 
   /** A log line: the JSON's CRC-32C (8 hex digits), a space, the JSON, a newline. */
   static byte[] line(byte[] json) {
-    CRC32C crc = new CRC32C();
-    crc.update(json);
-    byte[] prefix = (String.format("%08x", crc.getValue()) + " ").getBytes(StandardCharsets.US_ASCII);
-    byte[] out = new byte[prefix.length + json.length + 1];
-    System.arraycopy(prefix, 0, out, 0, prefix.length);
-    System.arraycopy(json, 0, out, prefix.length, json.length);
-    out[out.length - 1] = '\n';
-    return out;
+    CheckpointLogLine line = new CheckpointLogLine(json.length);
+    line.writeBytes(json);
+    ByteBuffer bytes = line.finish();
+    return Arrays.copyOf(bytes.array(), bytes.limit());
+  }
+
+  /** A delta as a log line, its buffer sized from the lines before it. */
+  private ByteBuffer logLine(Delta delta) throws IOException {
+    int entries = delta.upserts().size() + delta.removed().size();
+    CheckpointLogLine line = new CheckpointLogLine(lineSize.bytesFor(entries));
+    MAPPER.writeValue(line, delta);
+    lineSize.observe(entries, line.jsonLength());
+    return line.finish();
   }
 
   /** The delta of one line, or null when the line is damaged. */
