@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kollect.core.Condition;
 import io.kollect.core.TargetId;
 import io.kollect.core.TargetStatus;
+import io.kollect.informers.ResourceEvent;
+import io.kollect.informers.ResourceType;
 import io.kollect.operator.inventory.InventoryHealth;
 import java.time.Instant;
 import java.util.List;
@@ -16,6 +18,45 @@ class OperatorMetricsTest {
   private static TargetStatus status(Map<String, Integer> counts) {
     return new TargetStatus(new TargetId("ns", "t"), 1,
         List.of(new Condition("Ready", "True", "Reconciled", "ok", Instant.EPOCH)), counts, List.of(), null);
+  }
+
+  @Test
+  void watchEventsAreCountedPerTypeAndKindAndCachedObjectsFollowTheLastCount() throws Exception {
+    OperatorMetrics metrics = new OperatorMetrics();
+    ResourceType cm = new ResourceType("", "v1", "ConfigMap");
+    ResourceType deploy = new ResourceType("apps", "v1", "Deployment");
+    for (int i = 0; i < 3; i++) {
+      metrics.event(cm, ResourceEvent.Kind.ADDED);
+    }
+    metrics.event(new ResourceType("", "v1", "ConfigMap"), ResourceEvent.Kind.UPDATED);
+    metrics.event(deploy, ResourceEvent.Kind.ADDED);
+    metrics.cachedObjects(cm, 3);
+    metrics.cachedObjects(new ResourceType("", "v1", "ConfigMap"), 2);
+    metrics.cachedObjects(deploy, 1);
+    // events of one type from several threads at once all count
+    Thread[] threads = new Thread[4];
+    for (int t = 0; t < threads.length; t++) {
+      threads[t] = new Thread(() -> {
+        for (int i = 0; i < 1000; i++) {
+          metrics.event(deploy, ResourceEvent.Kind.DELETED);
+        }
+      });
+      threads[t].start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+
+    String scrape = metrics.scrape();
+    assertThat(scrape)
+        .contains("kollect_informer_events_total{kind=\"ADDED\",resource=\"v1/ConfigMap\"} 3.0")
+        .contains("kollect_informer_events_total{kind=\"UPDATED\",resource=\"v1/ConfigMap\"} 1.0")
+        .contains("kollect_informer_events_total{kind=\"ADDED\",resource=\"apps/v1/Deployment\"} 1.0")
+        .contains("kollect_informer_events_total{kind=\"DELETED\",resource=\"apps/v1/Deployment\"} 4000.0")
+        .contains("kollect_informer_cached_objects{resource=\"v1/ConfigMap\"} 2.0")
+        .contains("kollect_informer_cached_objects{resource=\"apps/v1/Deployment\"} 1.0")
+        // a kind never seen has no series
+        .doesNotContain("kind=\"DELETED\",resource=\"v1/ConfigMap\"");
   }
 
   @Test
