@@ -27,7 +27,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -756,14 +755,6 @@ public final class FileCheckpointStore implements CheckpointStore {
         throw new IOException("entry " + e.getKey() + " lacks resource or name");
       }
     }
-  }
-
-  /** A log line: the JSON's CRC-32C (8 hex digits), a space, the JSON, a newline. */
-  static byte[] line(byte[] json) {
-    CheckpointLogLine line = new CheckpointLogLine(json.length);
-    line.writeBytes(json);
-    ByteBuffer bytes = line.finish();
-    return Arrays.copyOf(bytes.array(), bytes.limit());
   }
 
   /** A delta as a log line, its buffer sized from the lines before it. */

@@ -54,11 +54,4 @@ class CheckpointLogLineTest {
     assertThatThrownBy(() -> line.write(new byte[] {1}, 0, 1))
         .isInstanceOf(IllegalStateException.class);
   }
-
-  @Test
-  void theStoresLineHelperWritesTheSameBytes() {
-    String json = "{\"version\":3,\"generation\":1,\"upserts\":{},\"removed\":[\"a/b\"]}";
-    assertThat(new String(FileCheckpointStore.line(json.getBytes(StandardCharsets.UTF_8)),
-        StandardCharsets.UTF_8)).isEqualTo(expected(json));
-  }
 }

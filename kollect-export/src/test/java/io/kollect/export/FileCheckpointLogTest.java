@@ -328,8 +328,8 @@ class FileCheckpointLogTest {
     Path log = FileCheckpointStore.logFile(store.file("t", "s"));
     // what a crash in the middle of the next append leaves: part of a line, no newline
     ExportedEntry torn = entry("obj-2", 2);
-    byte[] line = FileCheckpointStore.line(("{\"version\":3,\"generation\":1,\"upserts\":{\""
-        + torn.key() + "\":{}},\"removed\":[]}").getBytes(StandardCharsets.UTF_8));
+    byte[] line = logLine("{\"version\":3,\"generation\":1,\"upserts\":{\""
+        + torn.key() + "\":{}},\"removed\":[]}");
     Files.write(log, java.util.Arrays.copyOf(line, line.length / 2), StandardOpenOption.APPEND);
 
     FileCheckpointStore restarted = new FileCheckpointStore(dir);
@@ -364,8 +364,7 @@ class FileCheckpointLogTest {
     FileCheckpointStore store = new FileCheckpointStore(dir);
     store.save("t", "s", entries(3, 1));
     Path log = FileCheckpointStore.logFile(store.file("t", "s"));
-    Files.write(log, FileCheckpointStore.line(
-        "{\"version\":4,\"generation\":1,\"somethingNew\":true}".getBytes(StandardCharsets.UTF_8)));
+    Files.write(log, logLine("{\"version\":4,\"generation\":1,\"somethingNew\":true}"));
     FileCheckpointStore restarted = new FileCheckpointStore(dir);
     assertThat(restarted.load("t", "s")).isEmpty();
 
@@ -408,5 +407,13 @@ class FileCheckpointLogTest {
     assertThat(store.load("t", "s")).isEmpty();
     store.apply("t", "s", Map.of(e.key(), e), Set.of());
     assertThat(new FileCheckpointStore(dir).load("t", "s")).containsOnlyKeys(e.key());
+  }
+
+  /** A whole log line (checksum, space, JSON, newline), as the store writes one. */
+  private static byte[] logLine(String json) {
+    CheckpointLogLine line = new CheckpointLogLine(json.length());
+    line.writeBytes(json.getBytes(StandardCharsets.UTF_8));
+    java.nio.ByteBuffer bytes = line.finish();
+    return java.util.Arrays.copyOf(bytes.array(), bytes.limit());
   }
 }
