@@ -111,7 +111,7 @@ class FirstListIT {
   void aWholeObjectLeaseHearsTheFirstPagesAddsBeforeTheLastPageIsRequested() {
     configMaps("whole", 200);
     AtomicReference<Integer> pagesAtFirstAdd = new AtomicReference<>();
-    try (GoneProxy proxy = GoneProxy.forwarding(api.admin, "configmaps");
+    try (ApiServerProxy proxy = ApiServerProxy.forwarding(api.admin, "configmaps");
         KubernetesClient client = proxy.client(api.admin);
         InformerRegistry registry = new InformerRegistry(client, InformerOptions.defaults()
             .withListPageSize(20))) {
@@ -236,7 +236,7 @@ class FirstListIT {
     CountingMetrics metrics = new CountingMetrics();
     RecordingListener events = new RecordingListener();
     // while the list is interrupted, one object of the first page is deleted for real
-    try (GoneProxy proxy = new GoneProxy(api.admin, "configmaps",
+    try (ApiServerProxy proxy = new ApiServerProxy(api.admin, "configmaps",
             () -> api.admin.configMaps().inNamespace("gone").withName("cm-0003").delete());
         KubernetesClient client = proxy.client(api.admin);
         InformerRegistry registry = new InformerRegistry(client, InformerOptions.defaults()

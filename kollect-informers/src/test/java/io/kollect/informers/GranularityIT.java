@@ -12,10 +12,12 @@ import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kollect.informers.ResourceEvent.Kind;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -255,6 +257,93 @@ class GranularityIT {
         assertThat(first.count(Kind.ADDED, held.get(0), "queued-" + n)).isEqualTo(1);
       }
       assertThat(first.events).noneMatch(e -> e.kind() == Kind.DELETED);
+    }
+  }
+
+  /**
+   * A replaced informer whose watch went silent never catches up with what its successor listed:
+   * at the drain's limit what it owes is announced from the successor's cache, each change once,
+   * and the informer stops. Nothing else can tell the lease of the delete: the predecessor hears
+   * nothing, and the successor's list never held the object.
+   */
+  @Test
+  void aReplacedInformerWhoseWatchWentSilentHasWhatItOwesAnnouncedFromItsSuccessorAtTheLimit()
+      throws Exception {
+    List<String> paid = namespaces("paid", 9, 2);
+    String ns = paid.get(0);
+    try (ApiServerProxy proxy = ApiServerProxy.forwarding(api.admin, "configmaps");
+        KubernetesClient client = proxy.client(api.admin);
+        InformerRegistry registry = new InformerRegistry(client, InformerOptions.defaults())) {
+      RecordingListener first = new RecordingListener();
+      Map<String, Instant> arrived = new ConcurrentHashMap<>();
+      registry.lease(tenant(ns), new LeaseListener() {
+        @Override
+        public void onEvent(ResourceEvent event) {
+          arrived.putIfAbsent(event.kind() + " " + event.name(), Instant.now());
+          first.onEvent(event);
+        }
+
+        @Override
+        public void onStatusChange(LeaseStatus status) {
+          first.onStatusChange(status);
+        }
+      });
+      for (String other : paid.subList(1, 3)) {
+        registry.lease(tenant(other), new RecordingListener());
+      }
+      await().atMost(Duration.ofSeconds(30)).until(registry::allSynced);
+      assertThat(registry.informerCount()).isEqualTo(3);
+      configMap(ns, "probe");
+      await().atMost(Duration.ofSeconds(30)).until(() -> first.saw(Kind.ADDED, ns, "probe"));
+
+      // the per-namespace informer's watch goes silent (its liveness window, 60 s, is longer
+      // than the drain's limit, so it is not replaced in time); then the namespace changes
+      proxy.silenceWatchesOf("/namespaces/" + ns + "/configmaps");
+      for (int n = 0; n < 5; n++) {
+        configMap(ns, "queued-" + n);
+      }
+      String edited = api.admin.configMaps().inNamespace(ns).withName("cm-0")
+          .edit(cm -> { cm.getData().put("a", "2"); return cm; }).getMetadata().getResourceVersion();
+      api.admin.configMaps().inNamespace(ns).withName("cm-1").delete();
+
+      Instant asked = Instant.now();
+      for (String other : paid.subList(3, 9)) {
+        registry.lease(tenant(other), new RecordingListener());
+      }
+      await().atMost(TypeState.DRAIN_LIMIT.plusSeconds(30))
+          .until(() -> registry.allSynced() && registry.informerCount() == 1);
+
+      List<String> owed = new ArrayList<>(List.of("UPDATED cm-0", "DELETED cm-1"));
+      for (int n = 0; n < 5; n++) {
+        owed.add("ADDED queued-" + n);
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> arrived.keySet().containsAll(owed));
+      // The delete can come from nothing but the debt: the silent watch never delivers it and
+      // the successor's list no longer holds the object. It is announced at the limit, which
+      // runs from the switch (after the successor's list), and not before: until then the
+      // predecessor may still catch up and announce it itself. The adds and the update may come
+      // earlier, from the successor's own first-list events when fabric8 hands those out after
+      // it took over; either way each is told once (below).
+      assertThat(arrived.get("DELETED cm-1")).as("DELETED cm-1")
+          .isAfterOrEqualTo(asked.plus(TypeState.DRAIN_LIMIT));
+      for (int n = 0; n < 5; n++) {
+        assertThat(first.count(Kind.ADDED, ns, "queued-" + n)).isEqualTo(1);
+      }
+      assertThat(first.events).filteredOn(e -> e.kind() == Kind.UPDATED)
+          .singleElement().satisfies(e -> {
+            assertThat(e.name()).isEqualTo("cm-0");
+            assertThat(e.object().getMetadata().getResourceVersion()).isEqualTo(edited);
+          });
+      assertThat(first.events).filteredOn(e -> e.kind() == Kind.DELETED)
+          .singleElement().satisfies(e -> assertThat(e.name()).isEqualTo("cm-1"));
+
+      // from here on the successor speaks for the namespace: a later change is heard once
+      String later = api.admin.configMaps().inNamespace(ns).withName("cm-0")
+          .edit(cm -> { cm.getData().put("a", "3"); return cm; }).getMetadata().getResourceVersion();
+      await().atMost(Duration.ofSeconds(10)).until(() -> first.events.stream().anyMatch(e ->
+          e.kind() == Kind.UPDATED && later.equals(e.object().getMetadata().getResourceVersion())));
+      assertThat(first.events).filteredOn(e -> e.kind() == Kind.UPDATED).hasSize(2);
+      assertThat(first.count(Kind.ADDED, ns, "probe")).isEqualTo(1);
     }
   }
 }

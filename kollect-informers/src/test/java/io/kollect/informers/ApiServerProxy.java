@@ -19,16 +19,18 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A plain-HTTP loopback reverse proxy in front of the real API server (it forwards with the admin
- * client's own HTTP client, so it authenticates as the admin and streams watches through), which
- * answers the first list request of {@code resource} carrying a {@code continue} token with
- * {@code 410 Gone}, as the API server does once etcd compacted past the token's revision.
+ * client's own HTTP client, so it authenticates as the admin and streams watches through). It
+ * records the list requests of {@code resource}, can answer the first of them carrying a
+ * {@code continue} token with {@code 410 Gone}, as the API server does once etcd compacted past
+ * the token's revision, and can silence the watches of one path ({@link #silenceWatchesOf}).
  */
-final class GoneProxy implements AutoCloseable {
+final class ApiServerProxy implements AutoCloseable {
 
   /** What a 1.20 API server answers for an expired continue token. */
   static final String EXPIRED = """
@@ -44,22 +46,25 @@ final class GoneProxy implements AutoCloseable {
   private final String resource;
   private final Runnable beforeGone;
   private final AtomicBoolean goneSent;
+  /** Watches whose path contains this go silent; {@code null}: none. */
+  private volatile String silenced;
+  private final CountDownLatch closed = new CountDownLatch(1);
   final List<String> listUris = new CopyOnWriteArrayList<>();
 
   /**
    * @param beforeGone runs once, just before the 410 is answered (e.g. to change the cluster
    *     while the list is interrupted)
    */
-  GoneProxy(KubernetesClient admin, String resource, Runnable beforeGone) {
+  ApiServerProxy(KubernetesClient admin, String resource, Runnable beforeGone) {
     this(admin, resource, beforeGone, true);
   }
 
   /** A proxy that only forwards (and records list requests), never answering 410. */
-  static GoneProxy forwarding(KubernetesClient admin, String resource) {
-    return new GoneProxy(admin, resource, () -> { }, false);
+  static ApiServerProxy forwarding(KubernetesClient admin, String resource) {
+    return new ApiServerProxy(admin, resource, () -> { }, false);
   }
 
-  private GoneProxy(KubernetesClient admin, String resource, Runnable beforeGone, boolean gone) {
+  private ApiServerProxy(KubernetesClient admin, String resource, Runnable beforeGone, boolean gone) {
     this.goneSent = new AtomicBoolean(!gone);
     this.upstream = admin.getHttpClient();
     this.base = admin.getMasterUrl().toString().replaceAll("/$", "");
@@ -71,7 +76,7 @@ final class GoneProxy implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     server.setExecutor(Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "gone-proxy");
+      Thread t = new Thread(r, "api-server-proxy");
       t.setDaemon(true);
       return t;
     }));
@@ -86,6 +91,20 @@ final class GoneProxy implements AutoCloseable {
         .withClientCertData(null).withClientKeyData(null)
         .withClientCertFile(null).withClientKeyFile(null)
         .build()).build();
+  }
+
+  /**
+   * From now on, watches whose path contains {@code pathPart} go silent, as over a network that
+   * stopped delivering without closing anything: an open one forwards nothing more, a new one is
+   * held unanswered until the proxy closes.
+   */
+  void silenceWatchesOf(String pathPart) {
+    silenced = pathPart;
+  }
+
+  private boolean silent(String uri) {
+    String part = silenced;
+    return part != null && uri.contains("watch=") && uri.split("\\?", 2)[0].contains(part);
   }
 
   boolean goneSent() {
@@ -114,6 +133,15 @@ final class GoneProxy implements AutoCloseable {
       }
       return;
     }
+    if (silent(uri)) {
+      try {
+        closed.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      exchange.close();
+      return;
+    }
     byte[] requestBody = exchange.getRequestBody().readAllBytes();
     String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
     HttpRequest.Builder request = upstream.newHttpRequestBuilder().uri(base + uri);
@@ -135,6 +163,10 @@ final class GoneProxy implements AutoCloseable {
     try {
       HttpResponse<AsyncBody> response = upstream.consumeBytes(request.build(),
           (List<ByteBuffer> buffers, AsyncBody body) -> {
+            if (silent(uri)) {
+              body.consume(); // read on, pass nothing
+              return;
+            }
             for (ByteBuffer b : buffers) {
               byte[] bytes = new byte[b.remaining()];
               b.get(bytes);
@@ -161,6 +193,7 @@ final class GoneProxy implements AutoCloseable {
 
   @Override
   public void close() {
+    closed.countDown();
     server.stop(0);
   }
 }
