@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * manner of fabric8's Reflector → store → processor. {@link ScopePlanner} decides which scopes
  * and projection should run (a pure function), {@link InformerSet} runs them make-before-break,
  * {@link Handover} keeps a switch exactly-once, {@link EventRouter} hands each event to the
- * leases it concerns, {@link LeaseStatuses} computes what a lease reports. This class asks the API
+ * leases it concerns, {@link LeaseStatuses} computes what a lease reports,
+ * {@link LeaseReader} answers its reads. This class asks the API
  * server (discovery, access reviews), schedules re-plans and wires the pieces.
  *
  * <p>Threading: every state change happens in {@link #plan()} and the callbacks it schedules, all
@@ -54,6 +55,7 @@ final class TypeState {
   private final Set<LeaseHandle> leases = ConcurrentHashMap.newKeySet();
   private final EventRouter router;
   private final InformerSet<InformerHandle> informers;
+  private final LeaseReader reader;
   private final AtomicBoolean planQueued = new AtomicBoolean();
 
   /** Set by anything that suspects discovery changed; the next plan re-resolves the type. */
@@ -83,6 +85,7 @@ final class TypeState {
     this.type = type;
     this.router = new EventRouter(type);
     this.informers = new InformerSet<>(this::startHandle, this::stopHandle);
+    this.reader = new LeaseReader(informers);
   }
 
   // ---------------------------------------------------------------- leases (any thread)
@@ -506,95 +509,14 @@ final class TypeState {
 
   // ---------------------------------------------------------------- reads and events
 
-  /**
-   * The newest cached state of one object in the lease's scope, from the informer that speaks for
-   * the lease: the active one, or while a scope or projection is still listing for the first
-   * time, the one that is listing. {@code null} when not cached (or not in scope).
-   */
+  /** See {@link LeaseReader#get}. */
   GenericKubernetesResource get(LeaseHandle l, String namespace, String name) {
-    InformerHandle h = informers.authority(namespace, l::coveredBy);
-    if (h == null || h.stopped()) {
-      return null;
-    }
-    String key = namespace == null ? name : namespace + "/" + name;
-    GenericKubernetesResource obj = h.store.get(key);
-    Handover switching = handover;
-    if (switching != null) {
-      // the draining predecessor may have announced a change this cache has not received yet
-      obj = switching.current(l, key, obj);
-    }
-    return obj != null && l.accepts(obj) ? obj : null;
+    return reader.get(l, namespace, name, handover);
   }
 
+  /** See {@link LeaseReader#read}. */
   List<GenericKubernetesResource> read(LeaseHandle l) {
-    List<GenericKubernetesResource> cached = readCaches(l);
-    Handover switching = handover;
-    return switching == null ? cached : newestTold(l, cached, switching);
-  }
-
-  /**
-   * During a switch, what the caches hold amended by what the lease was told of since: a change
-   * announced by the draining predecessor may not have reached the successor's cache yet, and
-   * the successor's own announcement of it is suppressed as already told.
-   */
-  private List<GenericKubernetesResource> newestTold(LeaseHandle l,
-      List<GenericKubernetesResource> cached, Handover switching) {
-    Set<String> told = switching.toldKeys(l);
-    if (told.isEmpty()) {
-      return cached;
-    }
-    List<GenericKubernetesResource> out = new ArrayList<>(cached.size());
-    Set<String> seen = new java.util.HashSet<>();
-    for (GenericKubernetesResource obj : cached) {
-      String key = Cache.metaNamespaceKeyFunc(obj);
-      seen.add(key);
-      GenericKubernetesResource current = told.contains(key) ? switching.current(l, key, obj) : obj;
-      if (current != null && l.accepts(current)) {
-        out.add(current);
-      }
-    }
-    for (String key : told) {
-      if (seen.contains(key)) {
-        continue;
-      }
-      int slash = key.indexOf('/');
-      InformerHandle h = informers.authority(slash < 0 ? null : key.substring(0, slash),
-          l::coveredBy);
-      if (h == null || !informers.active().containsValue(h)) {
-        continue; // read() never answers from an informer still listing its first time
-      }
-      GenericKubernetesResource current = switching.current(l, key, null);
-      if (current != null && l.accepts(current)) {
-        out.add(current);
-      }
-    }
-    return out;
-  }
-
-  private List<GenericKubernetesResource> readCaches(LeaseHandle l) {
-    List<GenericKubernetesResource> out = new ArrayList<>();
-    Set<String> namespaces = l.request().namespaces();
-    TypeInfo i = info;
-    for (Map.Entry<String, InformerHandle> e : informers.active().entrySet()) {
-      InformerHandle h = e.getValue();
-      if (!LeaseStatuses.relevant(e.getKey(), l.request()) || !l.coveredBy(h.projection())) {
-        // a wider lease waits for the informer that keeps its paths: no half objects
-        continue;
-      }
-      if (ScopePlanner.ALL.equals(e.getKey()) && !namespaces.isEmpty() && i != null && i.namespaced()) {
-        // a cluster-wide informer serving namespace leases: read through its namespace index
-        for (String ns : namespaces) {
-          for (GenericKubernetesResource obj : h.objectsIn(ns)) {
-            if (l.accepts(obj)) {
-              out.add(obj);
-            }
-          }
-        }
-      } else {
-        h.store.values().filter(l::accepts).forEach(out::add);
-      }
-    }
-    return out;
+    return reader.read(l, info, handover);
   }
 
   /**
