@@ -98,7 +98,7 @@ class CheckpointFormatCompatibilityTest {
     assertEntries(snapshot.get("entries"), entryShape);
 
     List<JsonNode> lines =
-        logLines(Files.readAllBytes(FileCheckpointStore.logFile(store.file("t", "s"))));
+        logLines(Files.readAllBytes(CheckpointDirectory.logFile(store.file("t", "s"))));
     assertThat(lines).hasSize(1);
     JsonNode delta = lines.get(0);
     assertThat(shapeWithout(delta, "upserts")).isEqualTo(shapeWithout(previousDelta, "upserts"));

@@ -73,7 +73,7 @@ class FileCheckpointLogTest {
     store.apply("t", "s", Map.of(changed.key(), changed), Set.of());
     long delta = store.bytesWritten() - before;
     assertThat(delta).isLessThan(1_000);
-    assertThat(Files.exists(FileCheckpointStore.logFile(store.file("t", "s")))).isTrue();
+    assertThat(Files.exists(CheckpointDirectory.logFile(store.file("t", "s")))).isTrue();
   }
 
   @Test
@@ -89,7 +89,7 @@ class FileCheckpointLogTest {
     FileCheckpointStore store = new FileCheckpointStore(dir);
     Map<String, ExportedEntry> model = new HashMap<>(entries(50, 1));
     store.save("t", "s", model);
-    Path log = FileCheckpointStore.logFile(store.file("t", "s"));
+    Path log = CheckpointDirectory.logFile(store.file("t", "s"));
     boolean compacted = false;
     for (int round = 2; round < 400 && !compacted; round++) {
       ExportedEntry e = entry("obj-" + (round % 50), round);
@@ -119,7 +119,7 @@ class FileCheckpointLogTest {
   void aStateStillGrowingIsNotCompactedNorAreTheChangesRightAfterIt() throws IOException {
     FileCheckpointStore store = new FileCheckpointStore(dir);
     Map<String, ExportedEntry> model = new HashMap<>(store.load("t", "s"));
-    Path log = FileCheckpointStore.logFile(store.file("t", "s"));
+    Path log = CheckpointDirectory.logFile(store.file("t", "s"));
     // a first inventory: every write brings new keys, far past the size that compacts a log
     for (int batch = 0; batch < 20; batch++) {
       applyRange(store, model, batch * 100, 100, 1);
@@ -151,7 +151,7 @@ class FileCheckpointLogTest {
     Map<String, ExportedEntry> model = new HashMap<>(second.load("t", "s"));
     applyRange(second, model, 7, 1, 3);
 
-    assertThat(Files.size(FileCheckpointStore.logFile(second.file("t", "s")))).isZero();
+    assertThat(Files.size(CheckpointDirectory.logFile(second.file("t", "s")))).isZero();
     assertThat(new FileCheckpointStore(dir).load("t", "s")).isEqualTo(model);
   }
 
@@ -162,7 +162,7 @@ class FileCheckpointLogTest {
    */
   static void applyUntilCompacted(FileCheckpointStore store, Map<String, ExportedEntry> model,
       int keys) throws IOException {
-    Path log = FileCheckpointStore.logFile(store.file("t", "s"));
+    Path log = CheckpointDirectory.logFile(store.file("t", "s"));
     for (int round = 2; round < 2_000; round++) {
       Map<String, ExportedEntry> changed = new HashMap<>();
       for (int j = 0; j < 8; j++) {
@@ -213,7 +213,7 @@ class FileCheckpointLogTest {
       stored.putAll(changed);
       Map<String, ExportedEntry> state = Map.copyOf(callersView);
       store.apply("t", "s", changed, Set.of(), () -> state);
-      if (Files.size(FileCheckpointStore.logFile(store.file("t", "s"))) == 0) {
+      if (Files.size(CheckpointDirectory.logFile(store.file("t", "s"))) == 0) {
         break;
       }
     }
@@ -243,7 +243,7 @@ class FileCheckpointLogTest {
       stale.putAll(changed);
       Map<String, ExportedEntry> state = Map.copyOf(stale);
       unsharded.apply("t", "s", changed, Set.of(), () -> state);
-      if (Files.size(FileCheckpointStore.logFile(unsharded.file("t", "s"))) == 0) {
+      if (Files.size(CheckpointDirectory.logFile(unsharded.file("t", "s"))) == 0) {
         break;
       }
     }
@@ -325,7 +325,7 @@ class FileCheckpointLogTest {
     store.save("t", "s", entries(3, 1));
     ExportedEntry kept = entry("obj-1", 2);
     store.apply("t", "s", Map.of(kept.key(), kept), Set.of());
-    Path log = FileCheckpointStore.logFile(store.file("t", "s"));
+    Path log = CheckpointDirectory.logFile(store.file("t", "s"));
     // what a crash in the middle of the next append leaves: part of a line, no newline
     ExportedEntry torn = entry("obj-2", 2);
     byte[] line = logLine("{\"version\":3,\"generation\":1,\"upserts\":{\""
@@ -352,7 +352,7 @@ class FileCheckpointLogTest {
     ExportedEntry second = entry("obj-2", 2);
     store.apply("t", "s", Map.of(first.key(), first), Set.of());
     store.apply("t", "s", Map.of(second.key(), second), Set.of());
-    Path log = FileCheckpointStore.logFile(store.file("t", "s"));
+    Path log = CheckpointDirectory.logFile(store.file("t", "s"));
     String text = Files.readString(log);
     // flip one character inside the first line's JSON: its CRC no longer matches
     Files.writeString(log, text.replaceFirst("hash-obj-1-2", "hash-obj-1-9"));
@@ -363,7 +363,7 @@ class FileCheckpointLogTest {
   void aLogLineOfANewerFormatVersionMakesTheCheckpointLostNotMisread() throws IOException {
     FileCheckpointStore store = new FileCheckpointStore(dir);
     store.save("t", "s", entries(3, 1));
-    Path log = FileCheckpointStore.logFile(store.file("t", "s"));
+    Path log = CheckpointDirectory.logFile(store.file("t", "s"));
     Files.write(log, logLine("{\"version\":4,\"generation\":1,\"somethingNew\":true}"));
     FileCheckpointStore restarted = new FileCheckpointStore(dir);
     assertThat(restarted.load("t", "s")).isEmpty();

@@ -103,7 +103,7 @@ class FileCheckpointPeersTest {
     boolean compacted = false;
     for (int i = 0; i < 5 && !compacted; i++) {
       s0.apply(T, S, again, Set.of());
-      compacted = Files.size(FileCheckpointStore.logFile(s0.file(T, S))) == 0;
+      compacted = Files.size(CheckpointDirectory.logFile(s0.file(T, S))) == 0;
     }
     assertThat(compacted).isTrue();
     Map<String, ExportedEntry> loaded = FileCheckpointStore.inShardLayout(root, 0).load(T, S);

@@ -54,7 +54,7 @@ class HeartbeatAfterRestartTest {
   private String checkpointFiles() throws IOException {
     Path file = new FileCheckpointStore(dir).file("ns/t", "http");
     StringBuilder out = new StringBuilder();
-    for (Path p : List.of(file, FileCheckpointStore.logFile(file))) {
+    for (Path p : List.of(file, CheckpointDirectory.logFile(file))) {
       out.append(Files.exists(p) ? Files.readString(p) : "").append('\n');
     }
     return out.toString();

@@ -182,7 +182,7 @@ class RestartTest {
     dying.checkpointTick();
     live[0] = null; // kill -9: the close below stands for the threads dying, it writes nothing
     dying.close();
-    assertThat(FileCheckpointStore.logFile(new FileCheckpointStore(dir).file("ns/t", "http")))
+    assertThat(CheckpointDirectory.logFile(new FileCheckpointStore(dir).file("ns/t", "http")))
         .exists();
 
     RecordingSink second = new RecordingSink("http");
