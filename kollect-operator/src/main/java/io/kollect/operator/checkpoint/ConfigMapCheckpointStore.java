@@ -1,8 +1,24 @@
 package io.kollect.operator.checkpoint;
 
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import static io.kollect.operator.checkpoint.CheckpointObjects.BASE;
+import static io.kollect.operator.checkpoint.CheckpointObjects.DELTA_KEY;
+import static io.kollect.operator.checkpoint.CheckpointObjects.DIGEST;
+import static io.kollect.operator.checkpoint.CheckpointObjects.FORMAT;
+import static io.kollect.operator.checkpoint.CheckpointObjects.FORMAT_VERSION;
+import static io.kollect.operator.checkpoint.CheckpointObjects.GENERATION;
+import static io.kollect.operator.checkpoint.CheckpointObjects.GENERATION_LABEL;
+import static io.kollect.operator.checkpoint.CheckpointObjects.KEY;
+import static io.kollect.operator.checkpoint.CheckpointObjects.PARTS;
+import static io.kollect.operator.checkpoint.CheckpointObjects.PEER_LABEL;
+import static io.kollect.operator.checkpoint.CheckpointObjects.SEQ;
+import static io.kollect.operator.checkpoint.CheckpointObjects.THROUGH;
+import static io.kollect.operator.checkpoint.CheckpointObjects.annotations;
+import static io.kollect.operator.checkpoint.CheckpointObjects.digest;
+import static io.kollect.operator.checkpoint.CheckpointObjects.gzip;
+import static io.kollect.operator.checkpoint.CheckpointObjects.json;
+import static io.kollect.operator.checkpoint.CheckpointObjects.parse;
+import static io.kollect.operator.checkpoint.CheckpointObjects.parseLong;
+
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -11,11 +27,9 @@ import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.kollect.core.Shard;
 import io.kollect.export.CheckpointStore;
 import io.kollect.export.ExportedEntry;
+import io.kollect.operator.checkpoint.CheckpointObjects.Delta;
+import io.kollect.operator.checkpoint.CheckpointObjects.Listing;
 import io.kollect.operator.shard.ShardNames;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -23,8 +37,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,8 +49,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.GZIPInputStream;
-import java.util.zip.GZIPOutputStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +77,7 @@ import org.slf4j.LoggerFactory;
  * after writing it and before the deletions, it leaves deltas the snapshot already contains, which
  * are skipped. A delta is one object, created whole or not at all.
  *
- * <p><b>Format</b> (annotation {@value #FORMAT}, version {@value #FORMAT_VERSION}): snapshot parts
+ * <p><b>Format</b> (annotation {@code kollect.io/checkpoint-format}, version 3): snapshot parts
  * hold {@code binaryData."entries.json.gz"} (a gzipped JSON map of record key to entry), deltas
  * {@code binaryData."delta.json.gz"} (gzipped {@code {"upserts":{key:entry},"removed":[key]}}).
  * Version 2 (one whole snapshot {@code <id>-<part>}, rewritten on every save) and version 1 (the
@@ -84,31 +94,8 @@ public final class ConfigMapCheckpointStore implements CheckpointStore {
   /** Deltas kept before a compaction, so a load lists a bounded number of objects. */
   static final int MAX_DELTAS = 64;
   public static final String LABEL = "kollect.io/checkpoint";
-  static final String FORMAT = "kollect.io/checkpoint-format";
-  static final int FORMAT_VERSION = 3;
-  private static final String PARTS = "kollect.io/parts";
-  private static final String DIGEST = "kollect.io/digest";
-  private static final String GENERATION = "kollect.io/generation";
-  private static final String THROUGH = "kollect.io/through";
-  private static final String SEQ = "kollect.io/delta-seq";
-  /** Label of a delta: the generation that was newest when it was written (see compaction). */
-  static final String BASE = "kollect.io/checkpoint-base";
-  /**
-   * Label of every object: the id of its (target, sink) without the shard suffix, so the
-   * checkpoints every shard keeps of one (target, sink), its peers, are one label query.
-   */
-  static final String PEER_LABEL = "kollect.io/checkpoint-of";
   /** Attempts to append a removal to a peer's log that another writer keeps beating. */
   private static final int TAKE_OVER_ATTEMPTS = 5;
-  /** Label of a snapshot part: its generation, so a superseded generation goes in one request. */
-  static final String GENERATION_LABEL = "kollect.io/checkpoint-generation";
-  private static final String KEY = "entries.json.gz";
-  private static final String DELTA_KEY = "delta.json.gz";
-  private static final ObjectMapper MAPPER =
-      new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-
-  /** A delta's JSON. */
-  record Delta(Map<String, ExportedEntry> upserts, List<String> removed) {}
 
   /** What this instance knows of one id's objects; guarded by its own monitor. */
   private static final class Known {
@@ -135,11 +122,6 @@ public final class ConfigMapCheckpointStore implements CheckpointStore {
     /** Bumped by {@link #delete}: a compaction that started before must not resurrect it. */
     volatile long epoch;
   }
-
-  /** A parsed listing of one id's objects. */
-  private record Listing(Map<String, ExportedEntry> entries, long generation, long highest,
-      long through, long maxSeq, int deltas, long deltaBytes, long snapshotBytes, boolean lost,
-      List<ConfigMap> objects) {}
 
   private final KubernetesClient client;
   private final String namespace;
@@ -354,8 +336,8 @@ public final class ConfigMapCheckpointStore implements CheckpointStore {
 
   /**
    * The objects of every other checkpoint of (target, sink), by id. Objects written before {@link
-   * #PEER_LABEL} existed are only the unsharded operator's (sharding came with it): a shard finds
-   * those by their id, which is the unsuffixed one.
+   * CheckpointObjects#PEER_LABEL} existed are only the unsharded operator's (sharding came with
+   * it): a shard finds those by their id, which is the unsuffixed one.
    */
   private Map<String, List<ConfigMap>> peerObjects(String target, String sink) {
     String base = id(target, sink);
@@ -475,7 +457,7 @@ public final class ConfigMapCheckpointStore implements CheckpointStore {
         k.through = l.maxSeq();
         k.deltas = Math.max(0, k.deltas - l.deltas());
         k.deltaBytes = Math.max(0, k.deltaBytes - l.deltaBytes());
-        k.snapshotBytes = written.stream().mapToLong(ConfigMapCheckpointStore::payloadBytes).sum();
+        k.snapshotBytes = written.stream().mapToLong(CheckpointObjects::payloadBytes).sum();
       }
       removeSuperseded(l.objects(), written, l.maxSeq(), true);
     } catch (RuntimeException e) {
@@ -504,7 +486,7 @@ public final class ConfigMapCheckpointStore implements CheckpointStore {
     k.deltas = 0;
     k.deltaBytes = 0;
     k.lost = false;
-    k.snapshotBytes = written.stream().mapToLong(ConfigMapCheckpointStore::payloadBytes).sum();
+    k.snapshotBytes = written.stream().mapToLong(CheckpointObjects::payloadBytes).sum();
     removeSuperseded(before.objects(), written, through, false);
   }
 
@@ -688,168 +670,5 @@ public final class ConfigMapCheckpointStore implements CheckpointStore {
   private Listing list(String id) {
     return parse(id, client.configMaps().inNamespace(namespace).withLabel(LABEL, id).list()
         .getItems());
-  }
-
-  /** Parses one id's objects: the newest complete snapshot plus the deltas above it. */
-  private static Listing parse(String id, List<ConfigMap> objects) {
-    long maxSeq = 0;
-    for (ConfigMap cm : objects) {
-      Map<String, String> a = annotations(cm);
-      if (a.containsKey(SEQ)) {
-        maxSeq = Math.max(maxSeq, parseLong(a.get(SEQ)));
-      }
-      String format = a.getOrDefault(FORMAT, "1");
-      if (!format.matches("[0-9]{1,4}") || Integer.parseInt(format) > FORMAT_VERSION) {
-        log.warn("checkpoint {} has format {}, newer than this build reads ({}); starting without "
-            + "it (a full re-send follows)", id, format, FORMAT_VERSION);
-        return new Listing(Map.of(), 0, highest(objects), 0, maxSeq, 0, 0, 0, true, objects);
-      }
-    }
-    try {
-      // generation -> parts; version 1 and 2 objects (no generation, no sequence) are generation 0
-      TreeMap<Long, List<ConfigMap>> generations = new TreeMap<>(Comparator.reverseOrder());
-      List<ConfigMap> deltas = new ArrayList<>();
-      for (ConfigMap cm : objects) {
-        Map<String, String> a = annotations(cm);
-        if (a.containsKey(SEQ)) {
-          deltas.add(cm);
-        } else {
-          generations.computeIfAbsent(parseLong(a.getOrDefault(GENERATION, "0")),
-              g -> new ArrayList<>()).add(cm);
-        }
-      }
-      Map<String, ExportedEntry> entries = new HashMap<>();
-      long generation = 0;
-      long through = 0;
-      long snapshotBytes = 0;
-      boolean found = generations.isEmpty();
-      for (Map.Entry<Long, List<ConfigMap>> g : generations.entrySet()) {
-        Map<String, ExportedEntry> parsed = snapshot(g.getKey(), g.getValue());
-        if (parsed != null) {
-          entries.putAll(parsed);
-          generation = g.getKey();
-          through = parseLong(annotations(g.getValue().get(0)).getOrDefault(THROUGH, "0"));
-          snapshotBytes = g.getValue().stream().mapToLong(ConfigMapCheckpointStore::payloadBytes)
-              .sum();
-          found = true;
-          break;
-        }
-        log.info("checkpoint {}: snapshot generation {} is incomplete (a compaction was "
-            + "interrupted); using an older one", id, g.getKey());
-      }
-      if (!found) {
-        throw new IOException("no complete snapshot");
-      }
-      deltas.sort(Comparator.comparingLong(cm -> parseLong(annotations(cm).get(SEQ))));
-      int count = 0;
-      long deltaBytes = 0;
-      for (ConfigMap cm : deltas) {
-        if (parseLong(annotations(cm).get(SEQ)) <= through) {
-          continue;
-        }
-        byte[] gz = Base64.getDecoder().decode(cm.getBinaryData().get(DELTA_KEY));
-        Delta d = MAPPER.readValue(gunzip(gz), Delta.class);
-        if (d.removed() != null) {
-          d.removed().forEach(entries::remove);
-        }
-        if (d.upserts() != null) {
-          entries.putAll(d.upserts());
-        }
-        count++;
-        deltaBytes += gz.length;
-      }
-      return new Listing(entries, generation, highest(objects), through, maxSeq, count, deltaBytes,
-          snapshotBytes, false, objects);
-    } catch (IOException | RuntimeException e) {
-      log.warn("checkpoint {} is unreadable, starting without (a full re-send follows): {}", id,
-          e.toString());
-      return new Listing(Map.of(), 0, highest(objects), 0, maxSeq, 0, 0, 0, true, objects);
-    }
-  }
-
-  private static long highest(List<ConfigMap> objects) {
-    long highest = 0;
-    for (ConfigMap cm : objects) {
-      String g = annotations(cm).get(GENERATION);
-      if (g != null && g.matches("[0-9]{1,18}")) {
-        highest = Math.max(highest, Long.parseLong(g));
-      }
-    }
-    return highest;
-  }
-
-  /** The entries of one generation's parts, or null when parts are missing or from two writes. */
-  private static Map<String, ExportedEntry> snapshot(long generation, List<ConfigMap> parts)
-      throws IOException {
-    Map<String, String> first = annotations(parts.get(0));
-    int expected = Integer.parseInt(first.getOrDefault(PARTS, "-1"));
-    String digest = first.get(DIGEST);
-    if (parts.size() != expected || digest == null) {
-      return null;
-    }
-    parts.sort(Comparator.comparingInt(ConfigMapCheckpointStore::partIndex));
-    ByteArrayOutputStream gz = new ByteArrayOutputStream();
-    for (int i = 0; i < parts.size(); i++) {
-      ConfigMap cm = parts.get(i);
-      if (partIndex(cm) != i || !digest.equals(annotations(cm).get(DIGEST))) {
-        return null;
-      }
-      gz.write(Base64.getDecoder().decode(cm.getBinaryData().get(KEY)));
-    }
-    return MAPPER.readValue(gunzip(gz.toByteArray()),
-        new TypeReference<TreeMap<String, ExportedEntry>>() {});
-  }
-
-  /** The part number: the name's last {@code -<n>} (v2: {@code <id>-<n>}; v3: {@code <id>-s<g>-<n>}). */
-  private static int partIndex(ConfigMap cm) {
-    String name = cm.getMetadata().getName();
-    return Integer.parseInt(name.substring(name.lastIndexOf('-') + 1));
-  }
-
-  private static long payloadBytes(ConfigMap cm) {
-    Map<String, String> data = cm.getBinaryData();
-    String b64 = data == null ? null : data.getOrDefault(KEY, data.get(DELTA_KEY));
-    return b64 == null ? 0 : b64.length() * 3L / 4;
-  }
-
-  private static Map<String, String> annotations(ConfigMap cm) {
-    Map<String, String> a = cm.getMetadata().getAnnotations();
-    return a == null ? Map.of() : a;
-  }
-
-  private static long parseLong(String s) {
-    return s == null ? 0 : Long.parseLong(s);
-  }
-
-  private static byte[] json(Object value) {
-    try {
-      return MAPPER.writeValueAsBytes(value);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static byte[] gzip(byte[] bytes) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (GZIPOutputStream zip = new GZIPOutputStream(out)) {
-      zip.write(bytes);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toByteArray();
-  }
-
-  private static byte[] gunzip(byte[] gz) throws IOException {
-    try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(gz))) {
-      return in.readAllBytes();
-    }
-  }
-
-  private static String digest(byte[] bytes) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes), 0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -100,7 +100,7 @@ class ConfigMapCheckpointStoreIT {
     store.save("ns/t", "a", model);
     assertThat(objects("ns/t", "a")).as("split into parts").hasSizeGreaterThan(2)
         .allSatisfy(cm -> assertThat(cm.getMetadata().getAnnotations())
-            .containsEntry(ConfigMapCheckpointStore.FORMAT, "3"));
+            .containsEntry(CheckpointObjects.FORMAT, "3"));
 
     ExportedEntry changed = entry(7, 2);
     store.apply("ns/t", "a", Map.of(changed.key(), changed), Set.of(entry(8, 1).key()));
@@ -153,7 +153,7 @@ class ConfigMapCheckpointStoreIT {
           .addToLabels(ConfigMapCheckpointStore.LABEL, id)
           .addToAnnotations("kollect.io/parts", Integer.toString(count))
           .addToAnnotations("kollect.io/digest", "d1")
-          .addToAnnotations(ConfigMapCheckpointStore.FORMAT, "2")
+          .addToAnnotations(CheckpointObjects.FORMAT, "2")
           .endMetadata()
           .addToBinaryData("entries.json.gz", Base64.getEncoder().encodeToString(
               Arrays.copyOfRange(gz, i * partBytes, Math.min(gz.length, (i + 1) * partBytes))))
@@ -173,7 +173,7 @@ class ConfigMapCheckpointStoreIT {
     // ... and the next snapshot replaces the old objects
     store.save("ns/t", "upgrade", model);
     assertThat(objects("ns/t", "upgrade")).allSatisfy(cm -> assertThat(
-        cm.getMetadata().getAnnotations()).containsEntry(ConfigMapCheckpointStore.FORMAT, "3"));
+        cm.getMetadata().getAnnotations()).containsEntry(CheckpointObjects.FORMAT, "3"));
     assertThat(store(partBytes).load("ns/t", "upgrade")).isEqualTo(model);
 
     // a version 1 checkpoint (no annotation) is read as it is
@@ -249,7 +249,7 @@ class ConfigMapCheckpointStoreIT {
 
     store.save("ns/t", "newer", entries(3, 1));
     ConfigMap only = objects("ns/t", "newer").get(0);
-    only.getMetadata().getAnnotations().put(ConfigMapCheckpointStore.FORMAT, "4");
+    only.getMetadata().getAnnotations().put(CheckpointObjects.FORMAT, "4");
     cluster.client().configMaps().inNamespace(NS).resource(only).update();
     ConfigMapCheckpointStore reader = store(4096);
     assertThat(reader.load("ns/t", "newer")).isEmpty();
@@ -294,7 +294,7 @@ class ConfigMapCheckpointStoreIT {
     // an unsharded checkpoint written before the peer label existed is found by its id
     for (ConfigMap cm : objects("ns/peers", "a")) {
       cluster.client().configMaps().inNamespace(NS).withName(cm.getMetadata().getName())
-          .edit(c -> { c.getMetadata().getLabels().remove(ConfigMapCheckpointStore.PEER_LABEL);
+          .edit(c -> { c.getMetadata().getLabels().remove(CheckpointObjects.PEER_LABEL);
             return c; });
     }
     shardStore(3, 0).apply("ns/peers", "a", some(3), Set.of());
@@ -329,7 +329,7 @@ class ConfigMapCheckpointStoreIT {
             + "-shard-0").list().getItems())
         .allSatisfy(cm -> assertThat(cm.getMetadata().getLabels())
             .containsEntry(ShardNames.SHARD_LABEL, "0")
-            .containsEntry(ConfigMapCheckpointStore.PEER_LABEL,
+            .containsEntry(CheckpointObjects.PEER_LABEL,
                 ConfigMapCheckpointStore.id("ns/take", "a")));
     assertThat(shardStore(3, 2).load("ns/take", "a")).isEmpty();
   }

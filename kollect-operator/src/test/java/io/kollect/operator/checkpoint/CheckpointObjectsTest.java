@@ -1,0 +1,144 @@
+package io.kollect.operator.checkpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.kollect.export.ExportedEntry;
+import io.kollect.extract.GroupVersionKind;
+import io.kollect.operator.checkpoint.CheckpointObjects.Delta;
+import io.kollect.operator.checkpoint.CheckpointObjects.Listing;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Reading a checkpoint's objects back, without an API server: what survives a compaction or a
+ * write interrupted at each point ({@code ConfigMapCheckpointStoreIT} proves the same through a
+ * real one, with the store writing the objects).
+ */
+class CheckpointObjectsTest {
+
+  private static final GroupVersionKind CM = new GroupVersionKind("", "v1", "ConfigMap");
+  private static final String ID = "kollect-checkpoint-0123456789abcdef0123";
+
+  @Test
+  void aNewestGenerationWithAPartMissingIsPassedOverForTheOlderCompleteOne() {
+    List<ConfigMap> objects = new ArrayList<>(snapshot(1, 0, entries("a", "b"), 1));
+    // generation 2 was being written in two parts when the writer died: only the first is there
+    objects.add(snapshot(2, 0, entries("a", "b", "c"), 2).get(0));
+
+    Listing l = CheckpointObjects.parse(ID, objects);
+
+    assertThat(l.lost()).isFalse();
+    assertThat(l.generation()).isEqualTo(1);
+    assertThat(l.highest()).isEqualTo(2);
+    assertThat(l.entries()).containsOnlyKeys("a", "b");
+  }
+
+  @Test
+  void partsOfTwoWritesOfOneGenerationAreNotTakenForOneSnapshot() {
+    List<ConfigMap> first = snapshot(1, 0, entries("a", "b"), 2);
+    List<ConfigMap> second = snapshot(1, 0, entries("x", "y"), 2);
+
+    Listing l = CheckpointObjects.parse(ID, List.of(first.get(0), second.get(1)));
+
+    assertThat(l.lost()).isTrue();
+    assertThat(l.entries()).isEmpty();
+  }
+
+  @Test
+  void deltasAboveTheSnapshotApplyInSequenceOrderAndThoseItContainsAreSkipped() {
+    List<ConfigMap> objects = new ArrayList<>(snapshot(1, 2, entries("a"), 1));
+    objects.add(delta(4, new Delta(Map.of(), List.of("b"))));
+    objects.add(delta(3, new Delta(entries("b", "c"), List.of())));
+    // sequence 2 is in the snapshot: had it been applied, "stale" would be back
+    objects.add(delta(2, new Delta(entries("stale"), List.of())));
+
+    Listing l = CheckpointObjects.parse(ID, objects);
+
+    assertThat(l.lost()).isFalse();
+    assertThat(l.entries()).containsOnlyKeys("a", "c");
+    assertThat(l.through()).isEqualTo(2);
+    assertThat(l.maxSeq()).isEqualTo(4);
+    assertThat(l.deltas()).isEqualTo(2);
+  }
+
+  @Test
+  void anObjectOfANewerFormatMakesTheWholeCheckpointReadAsEmpty() {
+    List<ConfigMap> objects = new ArrayList<>(snapshot(1, 0, entries("a"), 1));
+    ConfigMap newer = delta(1, new Delta(entries("b"), List.of()));
+    newer.getMetadata().getAnnotations().put(CheckpointObjects.FORMAT,
+        Integer.toString(CheckpointObjects.FORMAT_VERSION + 1));
+    objects.add(newer);
+
+    Listing l = CheckpointObjects.parse(ID, objects);
+
+    assertThat(l.lost()).isTrue();
+    assertThat(l.entries()).isEmpty();
+    assertThat(l.maxSeq()).isEqualTo(1);
+  }
+
+  @Test
+  void noObjectsAreAnEmptyCheckpointNotALostOne() {
+    Listing l = CheckpointObjects.parse(ID, List.of());
+
+    assertThat(l.lost()).isFalse();
+    assertThat(l.entries()).isEmpty();
+    assertThat(l.generation()).isZero();
+  }
+
+  private static Map<String, ExportedEntry> entries(String... keys) {
+    Map<String, ExportedEntry> out = new TreeMap<>();
+    for (String key : keys) {
+      out.put(key, new ExportedEntry(CM, "ns", key, "uid-" + key, "p", "hash-" + key));
+    }
+    return out;
+  }
+
+  /** A generation's parts as the store writes them (see {@code ConfigMapCheckpointStore}). */
+  private static List<ConfigMap> snapshot(long generation, long through,
+      Map<String, ExportedEntry> entries, int parts) {
+    byte[] json = CheckpointObjects.json(entries);
+    byte[] gz = CheckpointObjects.gzip(json);
+    String digest = CheckpointObjects.digest(json);
+    int size = (gz.length + parts - 1) / parts;
+    List<ConfigMap> out = new ArrayList<>();
+    for (int i = 0; i < parts; i++) {
+      byte[] chunk = Arrays.copyOfRange(gz, Math.min(gz.length, i * size),
+          Math.min(gz.length, (i + 1) * size));
+      out.add(object(ID + "-s" + generation + "-" + i)
+          .editMetadata()
+          .addToAnnotations(CheckpointObjects.GENERATION, Long.toString(generation))
+          .addToLabels(CheckpointObjects.GENERATION_LABEL, Long.toString(generation))
+          .addToAnnotations(CheckpointObjects.PARTS, Integer.toString(parts))
+          .addToAnnotations(CheckpointObjects.DIGEST, digest)
+          .addToAnnotations(CheckpointObjects.THROUGH, Long.toString(through))
+          .endMetadata()
+          .addToBinaryData(CheckpointObjects.KEY, Base64.getEncoder().encodeToString(chunk))
+          .build());
+    }
+    return out;
+  }
+
+  private static ConfigMap delta(long seq, Delta delta) {
+    byte[] gz = CheckpointObjects.gzip(CheckpointObjects.json(delta));
+    return object(ID + "-d" + seq)
+        .editMetadata().addToAnnotations(CheckpointObjects.SEQ, Long.toString(seq)).endMetadata()
+        .addToBinaryData(CheckpointObjects.DELTA_KEY, Base64.getEncoder().encodeToString(gz))
+        .build();
+  }
+
+  private static ConfigMapBuilder object(String name) {
+    return new ConfigMapBuilder().withNewMetadata()
+        .withName(name)
+        .addToLabels(ConfigMapCheckpointStore.LABEL, ID)
+        .addToAnnotations(CheckpointObjects.FORMAT,
+            Integer.toString(CheckpointObjects.FORMAT_VERSION))
+        .endMetadata();
+  }
+}
