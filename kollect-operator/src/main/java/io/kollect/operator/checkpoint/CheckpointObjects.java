@@ -15,10 +15,13 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import org.slf4j.Logger;
@@ -66,6 +69,12 @@ final class CheckpointObjects {
   record Listing(Map<String, ExportedEntry> entries, long generation, long highest,
       long through, long maxSeq, int deltas, long deltaBytes, long snapshotBytes, boolean lost,
       List<ConfigMap> objects) {}
+
+  /**
+   * What a complete new snapshot makes redundant: snapshot generations and delta bases that go
+   * whole (by label), and objects that go by name.
+   */
+  record Superseded(Set<String> generations, Set<String> bases, List<String> names) {}
 
   private CheckpointObjects() {}
 
@@ -143,6 +152,63 @@ final class CheckpointObjects {
     }
   }
 
+  /**
+   * What a complete new snapshot ({@code written}, containing the deltas through {@code through})
+   * made redundant among the objects listed before it was written: every other snapshot part
+   * (older generations, version 1/2 objects, an unreadable or newer-format checkpoint it replaced)
+   * and the deltas it contains. A delta newer than the snapshot is never among them, nor is a base
+   * that holds one (its older deltas then go by name).
+   */
+  static Superseded superseded(List<ConfigMap> objects, List<ConfigMap> written, long through) {
+    Set<String> keep = new HashSet<>();
+    written.forEach(cm -> keep.add(cm.getMetadata().getName()));
+    Set<String> bases = new TreeSet<>();
+    Set<String> unsafeBases = new HashSet<>();
+    Set<String> generations = new TreeSet<>();
+    List<String> byName = new ArrayList<>();
+    for (ConfigMap cm : objects) {
+      Map<String, String> a = annotations(cm);
+      Map<String, String> labels = cm.getMetadata().getLabels() == null ? Map.of()
+          : cm.getMetadata().getLabels();
+      String name = cm.getMetadata().getName();
+      if (a.containsKey(SEQ)) {
+        String base = labels.get(BASE);
+        if (parseLong(a.get(SEQ)) > through) {
+          if (base != null) {
+            unsafeBases.add(base);
+          }
+        } else if (base != null) {
+          bases.add(base);
+        } else {
+          byName.add(name);
+        }
+      } else if (!keep.contains(name)) {
+        String g = labels.get(GENERATION_LABEL);
+        if (g != null && !written.isEmpty()
+            && g.equals(written.get(0).getMetadata().getLabels().get(GENERATION_LABEL))) {
+          byName.add(name); // a leftover part of the generation just written (more parts before)
+        } else if (g != null) {
+          generations.add(g);
+        } else {
+          byName.add(name);
+        }
+      }
+    }
+    for (String base : unsafeBases) {
+      // a base with a delta newer than the snapshot cannot go whole; its older deltas go by name
+      if (bases.remove(base)) {
+        for (ConfigMap cm : objects) {
+          Map<String, String> labels = cm.getMetadata().getLabels();
+          if (labels != null && base.equals(labels.get(BASE))
+              && parseLong(annotations(cm).get(SEQ)) <= through) {
+            byName.add(cm.getMetadata().getName());
+          }
+        }
+      }
+    }
+    return new Superseded(generations, bases, byName);
+  }
+
   /** The format of the first object written in one this build cannot read; null: none. */
   private static String newerFormat(List<ConfigMap> objects) {
     for (ConfigMap cm : objects) {
@@ -199,12 +265,12 @@ final class CheckpointObjects {
     return b64 == null ? 0 : b64.length() * 3L / 4;
   }
 
-  static Map<String, String> annotations(ConfigMap cm) {
+  private static Map<String, String> annotations(ConfigMap cm) {
     Map<String, String> a = cm.getMetadata().getAnnotations();
     return a == null ? Map.of() : a;
   }
 
-  static long parseLong(String s) {
+  private static long parseLong(String s) {
     return s == null ? 0 : Long.parseLong(s);
   }
 

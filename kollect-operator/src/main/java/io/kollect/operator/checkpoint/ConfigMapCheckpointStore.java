@@ -12,12 +12,10 @@ import static io.kollect.operator.checkpoint.CheckpointObjects.PARTS;
 import static io.kollect.operator.checkpoint.CheckpointObjects.PEER_LABEL;
 import static io.kollect.operator.checkpoint.CheckpointObjects.SEQ;
 import static io.kollect.operator.checkpoint.CheckpointObjects.THROUGH;
-import static io.kollect.operator.checkpoint.CheckpointObjects.annotations;
 import static io.kollect.operator.checkpoint.CheckpointObjects.digest;
 import static io.kollect.operator.checkpoint.CheckpointObjects.gzip;
 import static io.kollect.operator.checkpoint.CheckpointObjects.json;
 import static io.kollect.operator.checkpoint.CheckpointObjects.parse;
-import static io.kollect.operator.checkpoint.CheckpointObjects.parseLong;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -529,69 +527,24 @@ public final class ConfigMapCheckpointStore implements CheckpointStore {
 
   /**
    * Deletes what a complete new snapshot ({@code written}) made redundant among the objects listed
-   * before it was written: every other snapshot part (older generations, version 1/2 objects, an
-   * unreadable or newer-format checkpoint it replaced) and the deltas it contains. Format 3
-   * objects go by label, one deletecollection per superseded generation and per delta base, so a
-   * compaction costs a few requests whatever the number of deltas; older objects go by name.
+   * before it was written ({@link CheckpointObjects#superseded}): format 3 objects by label, one
+   * deletecollection per superseded generation and per delta base, so a compaction costs a few
+   * requests whatever the number of deltas; the rest by name.
    */
   private void removeSuperseded(List<ConfigMap> objects, List<ConfigMap> written, long through,
       boolean paced) {
-    Set<String> keep = new java.util.HashSet<>();
-    written.forEach(cm -> keep.add(cm.getMetadata().getName()));
-    Set<String> bases = new TreeSet<>();
-    Set<String> unsafeBases = new java.util.HashSet<>();
-    Set<String> generations = new TreeSet<>();
-    List<String> byName = new ArrayList<>();
-    for (ConfigMap cm : objects) {
-      Map<String, String> a = annotations(cm);
-      Map<String, String> labels = cm.getMetadata().getLabels() == null ? Map.of()
-          : cm.getMetadata().getLabels();
-      String name = cm.getMetadata().getName();
-      if (a.containsKey(SEQ)) {
-        String base = labels.get(BASE);
-        if (parseLong(a.get(SEQ)) > through) {
-          if (base != null) {
-            unsafeBases.add(base);
-          }
-        } else if (base != null) {
-          bases.add(base);
-        } else {
-          byName.add(name);
-        }
-      } else if (!keep.contains(name)) {
-        String g = labels.get(GENERATION_LABEL);
-        if (g != null && !written.isEmpty()
-            && g.equals(written.get(0).getMetadata().getLabels().get(GENERATION_LABEL))) {
-          byName.add(name); // a leftover part of the generation just written (more parts before)
-        } else if (g != null) {
-          generations.add(g);
-        } else {
-          byName.add(name);
-        }
-      }
-    }
-    for (String base : unsafeBases) {
-      // a base with a delta newer than the snapshot cannot go whole; its older deltas go by name
-      if (bases.remove(base)) {
-        for (ConfigMap cm : objects) {
-          Map<String, String> labels = cm.getMetadata().getLabels();
-          if (labels != null && base.equals(labels.get(BASE))
-              && parseLong(annotations(cm).get(SEQ)) <= through) {
-            byName.add(cm.getMetadata().getName());
-          }
-        }
-      }
-    }
+    CheckpointObjects.Superseded superseded = CheckpointObjects.superseded(objects, written,
+        through);
     String id = objects.isEmpty() ? null : objects.get(0).getMetadata().getLabels().get(LABEL);
-    for (String g : generations) {
+    for (String g : superseded.generations()) {
       deleteQuietly(paced, () -> client.configMaps().inNamespace(namespace).withLabel(LABEL, id)
           .withLabel(GENERATION_LABEL, g).delete(), "generation " + g);
     }
-    for (String base : bases) {
+    for (String base : superseded.bases()) {
       deleteQuietly(paced, () -> client.configMaps().inNamespace(namespace).withLabel(LABEL, id)
           .withLabel(BASE, base).delete(), "deltas on base " + base);
     }
-    for (String name : byName) {
+    for (String name : superseded.names()) {
       deleteQuietly(paced, () -> client.configMaps().inNamespace(namespace).withName(name)
           .delete(), name);
     }

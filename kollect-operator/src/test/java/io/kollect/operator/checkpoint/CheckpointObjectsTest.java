@@ -17,9 +17,10 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * Reading a checkpoint's objects back, without an API server: what survives a compaction or a
- * write interrupted at each point ({@code ConfigMapCheckpointStoreIT} proves the same through a
- * real one, with the store writing the objects).
+ * A checkpoint's objects read back, and what a new snapshot supersedes among them, without an API
+ * server: what survives a compaction or a write interrupted at each point ({@code
+ * ConfigMapCheckpointStoreIT} proves the same through a real one, with the store writing the
+ * objects).
  */
 class CheckpointObjectsTest {
 
@@ -92,6 +93,48 @@ class CheckpointObjectsTest {
     assertThat(l.generation()).isZero();
   }
 
+  @Test
+  void aNewSnapshotSupersedesOlderGenerationsWholeAndTheDeltasItContainsByBase() {
+    List<ConfigMap> objects = new ArrayList<>(snapshot(1, 0, entries("a"), 2));
+    objects.add(delta(1, 1, new Delta(entries("b"), List.of())));
+    objects.add(delta(2, 1, new Delta(entries("c"), List.of())));
+    List<ConfigMap> written = snapshot(2, 2, entries("a", "b", "c"), 1);
+    objects.addAll(written);
+
+    CheckpointObjects.Superseded s = CheckpointObjects.superseded(objects, written, 2);
+
+    assertThat(s.generations()).containsExactly("1");
+    assertThat(s.bases()).containsExactly("1");
+    assertThat(s.names()).isEmpty();
+  }
+
+  @Test
+  void aDeltaNewerThanTheSnapshotSurvivesAndItsBaseGoesOnlyByName() {
+    List<ConfigMap> objects = new ArrayList<>(snapshot(1, 0, entries("a"), 1));
+    objects.add(delta(1, 1, new Delta(entries("b"), List.of())));
+    // appended while the compaction wrote generation 2 from a listing through sequence 1
+    objects.add(delta(2, 1, new Delta(entries("c"), List.of())));
+    List<ConfigMap> written = snapshot(2, 1, entries("a", "b"), 1);
+
+    CheckpointObjects.Superseded s = CheckpointObjects.superseded(objects, written, 1);
+
+    assertThat(s.bases()).isEmpty();
+    assertThat(s.names()).containsExactly(ID + "-d1");
+    assertThat(s.generations()).containsExactly("1");
+  }
+
+  @Test
+  void aLeftoverPartOfTheGenerationJustWrittenGoesByNameAndItsOwnPartsStay() {
+    // an earlier write of generation 2 left three parts; this one wrote two
+    List<ConfigMap> objects = new ArrayList<>(snapshot(2, 0, entries("x", "y", "z"), 3));
+    List<ConfigMap> written = snapshot(2, 0, entries("a"), 2);
+
+    CheckpointObjects.Superseded s = CheckpointObjects.superseded(objects, written, 0);
+
+    assertThat(s.generations()).isEmpty();
+    assertThat(s.names()).containsExactly(ID + "-s2-2");
+  }
+
   private static Map<String, ExportedEntry> entries(String... keys) {
     Map<String, ExportedEntry> out = new TreeMap<>();
     for (String key : keys) {
@@ -126,9 +169,15 @@ class CheckpointObjectsTest {
   }
 
   private static ConfigMap delta(long seq, Delta delta) {
+    return delta(seq, 0, delta);
+  }
+
+  /** A delta written while {@code base} was the newest generation (see the store's compaction). */
+  private static ConfigMap delta(long seq, long base, Delta delta) {
     byte[] gz = CheckpointObjects.gzip(CheckpointObjects.json(delta));
     return object(ID + "-d" + seq)
-        .editMetadata().addToAnnotations(CheckpointObjects.SEQ, Long.toString(seq)).endMetadata()
+        .editMetadata().addToAnnotations(CheckpointObjects.SEQ, Long.toString(seq))
+        .addToLabels(CheckpointObjects.BASE, Long.toString(base)).endMetadata()
         .addToBinaryData(CheckpointObjects.DELTA_KEY, Base64.getEncoder().encodeToString(gz))
         .build();
   }
