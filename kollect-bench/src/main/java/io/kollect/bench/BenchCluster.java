@@ -30,6 +30,8 @@ final class BenchCluster implements AutoCloseable {
   private final PlainApi api;
   private final Path kubeconfig;
   private int created;
+  /** Fixture objects created from now on carry an owner reference ({@link Fixture#configMapJson}). */
+  private boolean ownerReferences;
 
   private BenchCluster(TestApiServer server, PlainApi api, Path kubeconfig) {
     this.server = server;
@@ -103,6 +105,11 @@ final class BenchCluster implements AutoCloseable {
     server.admin().resource(yaml).delete();
   }
 
+  /** Whether fixture objects created from now on carry an owner reference. */
+  void ownerReferences(boolean owned) {
+    this.ownerReferences = owned;
+  }
+
   /**
    * Creates fixture ConfigMaps until {@code total} exist, {@code parallelism} requests in flight,
    * printing progress; returns the seconds it took.
@@ -121,7 +128,8 @@ final class BenchCluster implements AutoCloseable {
       inFlight.acquire();
       int index = i;
       CompletableFuture<HttpResponse<String>> f = api.postAsync(
-          "/api/v1/namespaces/" + Fixture.namespace(index) + "/configmaps", Fixture.configMapJson(index));
+          "/api/v1/namespaces/" + Fixture.namespace(index) + "/configmaps",
+          Fixture.configMapJson(index, ownerReferences));
       f.whenComplete((r, e) -> {
         inFlight.release();
         if (e != null) {

@@ -66,6 +66,12 @@ public final class BenchmarkRunner {
             + "(default: the limits are only told to the JVM).")
     boolean enforceLimits;
 
+    @Option(names = "--owner-references",
+        description = "Give every fixture ConfigMap one owner reference, as a ReplicaSet's Pods carry, "
+            + "ten objects of a namespace to an owner, to see what owner references cost the cache "
+            + "(default: none).")
+    boolean ownerReferences;
+
     Path jar() {
       return jar != null ? jar : repo.resolve("kollect-operator/target/kollect.jar");
     }
@@ -141,6 +147,7 @@ public final class BenchmarkRunner {
       report.put("startedAt", Instant.now().toString());
       report.put("loadAverageBefore", Files.readString(Path.of("/proc/loadavg")).trim());
       report.put("jar", common.jar().toString());
+      report.put("ownerReferences", common.ownerReferences);
       OperatorLauncher launcher = OperatorLauncher.of(repo, common.jar(), workDir, new OperatorLauncher.Settings(
           common.jvm, common.jvmOptions, common.operatorArgs, common.enforceLimits));
       report.put("limitsEnforced", launcher.enforced());
@@ -149,6 +156,7 @@ public final class BenchmarkRunner {
       List<Map<String, Object>> results;
       try (BenchCluster cluster = BenchCluster.start(repo, workDir);
           RecordReceiver receiver = new RecordReceiver()) {
+        cluster.ownerReferences(common.ownerReferences);
         results = results(cluster, launcher, receiver, workDir);
       }
       report.put("loadAverageAfter", Files.readString(Path.of("/proc/loadavg")).trim());

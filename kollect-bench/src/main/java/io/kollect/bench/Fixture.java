@@ -1,13 +1,16 @@
 package io.kollect.bench;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.UUID;
 import java.util.stream.IntStream;
 
 /**
  * The fixed benchmark shape of the operator-at-scale runs: ConfigMaps with two data keys (~100 bytes together) and
  * one label, spread over 20 namespaces; one KollectProfile of two fields (one of them the change
  * stamp); targets, sinks and profile live in {@link #CONTROL_NAMESPACE}, which the operator is told
- * to trust ({@code --cluster-wide-namespaces}) so a target reads every namespace.
+ * to trust ({@code --cluster-wide-namespaces}) so a target reads every namespace. With {@code
+ * --owner-references} every object also names an owner, as a ReplicaSet's Pods do.
  */
 final class Fixture {
 
@@ -18,6 +21,8 @@ final class Fixture {
   /** 72 characters: with the 16-digit stamp and the two key names ("payload", "stamp"), 100 bytes of data. */
   static final String PAYLOAD = "x".repeat(72);
   static final String NAME_PREFIX = "cm-";
+  /** Objects of one namespace that share an owner with {@code --owner-references}. */
+  static final int OBJECTS_PER_OWNER = 10;
   /**
    * A namespace with one ConfigMap (not a fixture name) for the start-up constant: the time from
    * the operator's start to the record of a one-object target.
@@ -39,11 +44,29 @@ final class Fixture {
     return String.format(NAME_PREFIX + "%06d", index);
   }
 
-  /** Object {@code index}: namespace {@code index % 20}, stamp 0 (not a change). */
+  /** Object {@code index}: namespace {@code index % 20}, stamp 0 (not a change), no owner. */
   static String configMapJson(int index) {
+    return configMapJson(index, false);
+  }
+
+  /**
+   * Object {@code index}; with {@code owned}, one owner reference as a ReplicaSet's Pod carries,
+   * shared by {@value #OBJECTS_PER_OWNER} objects of its namespace. The owners do not exist: the
+   * runner's API server has no garbage collector to delete what they own.
+   */
+  static String configMapJson(int index, boolean owned) {
     return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name(index)
-        + "\",\"namespace\":\"" + namespace(index) + "\",\"labels\":{\"" + LABEL + "\":\"kollect-bench\"}},"
+        + "\",\"namespace\":\"" + namespace(index) + "\",\"labels\":{\"" + LABEL + "\":\"kollect-bench\"}"
+        + (owned ? ",\"ownerReferences\":[" + ownerReferenceJson(index) + "]" : "") + "},"
         + "\"data\":{\"payload\":\"" + PAYLOAD + "\",\"stamp\":\"" + stampText(0) + "\"}}";
+  }
+
+  /** The owner of object {@code index}: the same for {@value #OBJECTS_PER_OWNER} objects of its namespace. */
+  static String ownerReferenceJson(int index) {
+    String owner = String.format("rs-%06d", index / (NAMESPACES * OBJECTS_PER_OWNER));
+    UUID uid = UUID.nameUUIDFromBytes((namespace(index) + "/" + owner).getBytes(StandardCharsets.UTF_8));
+    return "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"" + owner + "\",\"uid\":\""
+        + uid + "\",\"controller\":true,\"blockOwnerDeletion\":true}";
   }
 
   static String calibrationConfigMapJson() {

@@ -25,6 +25,29 @@ class FixtureTest {
   }
 
   @Test
+  void ownedObjectsShareTheirOwnerTenToANamespaceAndUnownedOnesHaveNone() throws Exception {
+    JsonNode first = owner(42);
+    // the next object of the same namespace, and the first of the next group of ten there
+    assertThat(owner(42 + Fixture.NAMESPACES)).isEqualTo(first);
+    assertThat(owner(42 + Fixture.NAMESPACES * Fixture.OBJECTS_PER_OWNER)).isNotEqualTo(first);
+    assertThat(first.path("kind").asText()).isEqualTo("ReplicaSet");
+    assertThat(first.path("controller").asBoolean()).isTrue();
+    assertThat(first.path("uid").asText()).hasSize(36);
+    assertThat(PlainApi.JSON.readTree(Fixture.configMapJson(42)).path("metadata").has("ownerReferences"))
+        .isFalse();
+    // an owner reference leaves the data alone: the profile's fields read the same
+    assertThat(PlainApi.JSON.readTree(Fixture.configMapJson(42, true)).path("data"))
+        .isEqualTo(PlainApi.JSON.readTree(Fixture.configMapJson(42)).path("data"));
+  }
+
+  private static JsonNode owner(int index) throws Exception {
+    JsonNode owners = PlainApi.JSON.readTree(Fixture.configMapJson(index, true))
+        .path("metadata").path("ownerReferences");
+    assertThat(owners.size()).isEqualTo(1);
+    return owners.get(0);
+  }
+
+  @Test
   void aStampSurvivesTheRoundTripIncludingNegativeNanoTimes() {
     for (long stamp : new long[] {1L, 123_456_789_012L, -5L, Long.MIN_VALUE}) {
       assertThat(Fixture.parseStamp(Fixture.stampText(stamp))).isEqualTo(stamp);
