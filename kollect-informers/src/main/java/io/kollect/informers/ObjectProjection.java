@@ -2,6 +2,7 @@ package io.kollect.informers;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -39,6 +40,8 @@ final class ObjectProjection {
   private static final ObjectProjection FULL = new ObjectProjection(null);
   /** Distinct label sets of cached objects, held weakly: a set no object has any more is collected. */
   private static final WeakInterner<Map<String, String>> LABEL_SETS = new WeakInterner<>();
+  /** Distinct owner reference lists of cached objects, held weakly as {@link #LABEL_SETS}. */
+  private static final WeakInterner<List<OwnerReference>> OWNER_LISTS = new WeakInterner<>();
 
   /** Path tree; {@code null} for the full object. Leaves are empty nodes. */
   private final PathNode root;
@@ -208,8 +211,7 @@ final class ObjectProjection {
     out.setGeneration(meta.getGeneration());
     out.setLabels(internLabels(meta.getLabels()));
     out.setDeletionTimestamp(meta.getDeletionTimestamp());
-    List<?> owners = meta.getOwnerReferences();
-    out.setOwnerReferences(owners == null || owners.isEmpty() ? List.of() : meta.getOwnerReferences());
+    out.setOwnerReferences(internOwners(meta.getOwnerReferences()));
     if (wanted == null) {
       return out;
     }
@@ -244,6 +246,18 @@ final class ObjectProjection {
     labels.forEach((k, v) -> out.put(intern(k), intern(v)));
     // whole label sets repeat too (every object of a Deployment, a tenant, a benchmark): share them
     return LABEL_SETS.intern(Collections.unmodifiableSortedMap((java.util.SortedMap<String, String>) out));
+  }
+
+  /**
+   * Owner references repeat across objects as label sets do (every Pod of a ReplicaSet, every Job
+   * of a CronJob carries the same one), and each as decoded is five strings, two Booleans and a
+   * map: a list equal to one a cached object holds is shared, made unmodifiable first.
+   */
+  private static List<OwnerReference> internOwners(List<OwnerReference> owners) {
+    if (owners == null || owners.isEmpty()) {
+      return List.of();
+    }
+    return OWNER_LISTS.intern(List.copyOf(owners));
   }
 
   /**

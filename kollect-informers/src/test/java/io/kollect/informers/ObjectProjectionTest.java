@@ -162,6 +162,39 @@ class ObjectProjectionTest {
   }
 
   @Test
+  void objectsWithEqualOwnerReferencesShareOneUnmodifiableListAndOthersKeepTheirOwn() {
+    ObjectProjection projection = ObjectProjection.of(List.of(List.of("data", "a")));
+    GenericKubernetesResource one = projection.apply(owned("one", "rs-a"));
+    GenericKubernetesResource two = projection.apply(owned("two", "rs-a"));
+    GenericKubernetesResource other = projection.apply(owned("three", "rs-b"));
+
+    // parsed separately, yet one list: the Pods of a ReplicaSet hold their owner once
+    assertThat(one.getMetadata().getOwnerReferences()).isSameAs(two.getMetadata().getOwnerReferences())
+        .singleElement().satisfies(o -> {
+          assertThat(o.getName()).isEqualTo("rs-a");
+          assertThat(o.getUid()).isEqualTo("uid-rs-a");
+          assertThat(o.getController()).isTrue();
+        });
+    assertThat(other.getMetadata().getOwnerReferences()).isNotSameAs(one.getMetadata().getOwnerReferences())
+        .singleElement().satisfies(o -> assertThat(o.getName()).isEqualTo("rs-b"));
+    // shared, so no reader may change it under the other objects
+    assertThat(one.getMetadata().getOwnerReferences()).isUnmodifiable();
+    assertThat(JSON.asJson(one)).contains("\"ownerReferences\":[{\"apiVersion\":\"apps/v1\","
+        + "\"kind\":\"ReplicaSet\",\"blockOwnerDeletion\":true,\"controller\":true,\"name\":\"rs-a\","
+        + "\"uid\":\"uid-rs-a\"}]");
+  }
+
+  private static GenericKubernetesResource owned(String name, String owner) {
+    return JSON.unmarshal("""
+        {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"%s","namespace":"tenant-1",
+        "uid":"uid-%s","resourceVersion":"7","labels":{"app":"inventory"},
+        "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"%s",
+        "uid":"uid-%s","controller":true,"blockOwnerDeletion":true}]},
+        "data":{"a":"value a of %s"}}
+        """.formatted(name, name, owner, owner, name), GenericKubernetesResource.class);
+  }
+
+  @Test
   void projectedObjectsShareWhatRepeatsAndKeepOnlyNameUidAndResourceVersionOfTheirOwn() {
     ObjectProjection twoFields = ObjectProjection.of(List.of(List.of("data", "a"), List.of("data", "b")));
     GenericKubernetesResource one = twoFields.apply(configMap("one"));
