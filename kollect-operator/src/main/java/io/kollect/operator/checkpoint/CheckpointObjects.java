@@ -300,8 +300,14 @@ final class CheckpointObjects {
 
   /** What every part of a snapshot carries: the first 16 bytes of its JSON's SHA-256, in hex. */
   static String digest(byte[] bytes) {
+    return sha256Hex(bytes, 16);
+  }
+
+  /** The first {@code prefixBytes} bytes of {@code bytes}' SHA-256, in hex. */
+  static String sha256Hex(byte[] bytes, int prefixBytes) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes), 0, 16);
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes), 0,
+          prefixBytes);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -16,6 +16,7 @@ import static io.kollect.operator.checkpoint.CheckpointObjects.digest;
 import static io.kollect.operator.checkpoint.CheckpointObjects.gzip;
 import static io.kollect.operator.checkpoint.CheckpointObjects.json;
 import static io.kollect.operator.checkpoint.CheckpointObjects.parse;
+import static io.kollect.operator.checkpoint.CheckpointObjects.sha256Hex;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -29,13 +30,10 @@ import io.kollect.operator.checkpoint.CheckpointObjects.Delta;
 import io.kollect.operator.checkpoint.CheckpointObjects.Listing;
 import io.kollect.operator.shard.ShardNames;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -175,13 +173,8 @@ public final class ConfigMapCheckpointStore implements CheckpointStore {
    * store appends {@link ShardNames#suffix} (at most 63 characters in all: it is a label value).
    */
   static String id(String target, String sink) {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256")
-          .digest((target + "\n" + sink).getBytes(StandardCharsets.UTF_8));
-      return "kollect-checkpoint-" + HexFormat.of().formatHex(digest, 0, 10);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return "kollect-checkpoint-"
+        + sha256Hex((target + "\n" + sink).getBytes(StandardCharsets.UTF_8), 10);
   }
 
   @Override
