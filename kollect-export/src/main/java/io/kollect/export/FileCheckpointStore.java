@@ -202,12 +202,8 @@ public final class FileCheckpointStore implements CheckpointStore {
         List.copyOf(new TreeSet<>(removed)));
     Path logFile = CheckpointDirectory.logFile(file);
     try {
-      ByteBuffer line = CheckpointFiles.logLine(delta, lineSize);
-      int length = line.remaining();
-      CheckpointFiles.append(logFile, f.logBytes, line);
-      f.logBytes += length;
+      f.logBytes += appendLine(logFile, f.logBytes, delta);
       f.logEntries += changed.size() + removed.size();
-      bytesWritten.addAndGet(length);
     } catch (IOException e) {
       known.remove(file); // re-read before the next write: the log's length is not known now
       throw new UncheckedIOException("checkpoint log " + logFile + ": cannot be appended", e);
@@ -299,16 +295,22 @@ public final class FileCheckpointStore implements CheckpointStore {
         Delta delta = new Delta(CheckpointFiles.VERSION, r.files().generation, Map.of(),
             List.copyOf(held));
         try {
-          ByteBuffer line = CheckpointFiles.logLine(delta, lineSize);
-          int length = line.remaining();
-          CheckpointFiles.append(logFile, r.files().logBytes, line);
-          bytesWritten.addAndGet(length);
+          appendLine(logFile, r.files().logBytes, delta);
         } catch (IOException e) {
           throw new UncheckedIOException("checkpoint log " + logFile + ": cannot be appended", e);
         }
         return null;
       });
     }
+  }
+
+  /** Appends {@code delta} as a line to a log whose good part ends at {@code at}; its length. */
+  private int appendLine(Path logFile, long at, Delta delta) throws IOException {
+    ByteBuffer line = CheckpointFiles.logLine(delta, lineSize);
+    int length = line.remaining();
+    CheckpointFiles.append(logFile, at, line);
+    bytesWritten.addAndGet(length);
+    return length;
   }
 
   /**
