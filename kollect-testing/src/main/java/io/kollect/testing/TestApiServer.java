@@ -15,9 +15,12 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -41,7 +44,7 @@ public final class TestApiServer implements AutoCloseable {
    * How long a start may take: a few seconds on a quiet machine, over a minute (kube-api-test's
    * default bound) on two cores that several builds share; only a failing start waits it out.
    */
-  private static final int STARTUP_TIMEOUT_MILLIS = 180_000;
+  private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(3);
 
   private final KubeAPIServer server;
   private final String adminKubeconfig;
@@ -150,7 +153,7 @@ public final class TestApiServer implements AutoCloseable {
       KubeAPIServerConfigBuilder config = KubeAPIServerConfigBuilder.anAPIServerConfig()
           .withOfflineMode(binariesProvisioned())
           .withUpdateKubeConfig(false)
-          .withStartupTimeout(STARTUP_TIMEOUT_MILLIS);
+          .withStartupTimeout((int) STARTUP_TIMEOUT.toMillis());
       if (!tokenLines.isEmpty()) {
         config.withApiServerFlag("--token-auth-file", writeTokenFile().toString());
       }
@@ -163,9 +166,12 @@ public final class TestApiServer implements AutoCloseable {
       }
       KubeAPIServerConfig built = config.build();
       List<RuntimeException> earlier = new ArrayList<>();
+      boolean heldForMidnight = false;
       for (int attempt = 1; ; attempt++) {
         WatchedStart server = new WatchedStart(built);
         RuntimeException failure;
+        LocalTime began = LocalTime.now();
+        long beganNanos = System.nanoTime();
         try {
           server.start();
           if (!server.processDied()) {
@@ -181,11 +187,30 @@ public final class TestApiServer implements AutoCloseable {
         } else {
           stopQuietly(server, failure); // (a process that exited had kube-api-test stop both)
         }
+        Optional<Duration> wrapped = died || heldForMidnight ? Optional.empty()
+            : MidnightWrap.retryAfter(began, Duration.ofNanos(System.nanoTime() - beganNanos),
+                STARTUP_TIMEOUT);
+        if (wrapped.isPresent()) {
+          holdPastMidnight(wrapped.get(), failure);
+          heldForMidnight = true;
+          attempt--; // not the start's fault; once past midnight it cannot recur today
+          earlier.add(failure);
+          continue;
+        }
         if (!died || attempt == START_ATTEMPTS) {
           earlier.forEach(failure::addSuppressed);
           throw failure;
         }
         earlier.add(failure);
+      }
+    }
+
+    private static void holdPastMidnight(Duration hold, RuntimeException failure) {
+      try {
+        Thread.sleep(hold.toMillis() + 1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw failure;
       }
     }
 
