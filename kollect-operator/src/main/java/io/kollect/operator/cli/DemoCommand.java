@@ -91,11 +91,10 @@ final class DemoCommand implements Callable<Integer> {
         + binaries.map(b -> " (" + b.getParent().getFileName() + ")")
             .orElse(" (downloading binaries)")
         + " ...");
-    KubeAPIServer apiServer = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
-        .withOfflineMode(binaries.isPresent())
-        .build());
     StopSignal stop = new StopSignal("kollect-demo-shutdown");
-    apiServer.start();
+    KubeAPIServer apiServer = LocalApiServer.start(KubeAPIServerConfigBuilder.anAPIServerConfig()
+        .withOfflineMode(binaries.isPresent())
+        .build(), err);
     KollectOperator operator = null;
     EdgeCluster edge = null;
     DemoDatabase database = null;
@@ -113,7 +112,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         err.println("kollect demo: starting a second API server, cluster " + EdgeCluster.NAME
             + ", and registering it as a KollectCluster ...");
-        edge = EdgeCluster.start(dir, binaries.isPresent());
+        edge = EdgeCluster.start(dir, binaries.isPresent(), err);
         Files.writeString(edgeKubeconfigFile, edge.adminKubeconfig());
         edge.register(setup);
         database = startDatabase(client, err);

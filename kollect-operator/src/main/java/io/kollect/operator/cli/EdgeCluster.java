@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -51,19 +52,18 @@ final class EdgeCluster implements AutoCloseable {
    * Starts the edge API server (its static token file goes to {@code dir}) and applies its
    * objects.
    */
-  static EdgeCluster start(Path dir, boolean offline) throws IOException {
+  static EdgeCluster start(Path dir, boolean offline, PrintStream err) throws IOException {
     byte[] secret = new byte[24];
     new SecureRandom().nextBytes(secret);
     String token = HexFormat.of().formatHex(secret);
     Path tokenFile = dir.resolve("edge-tokens.csv").toAbsolutePath();
     Files.writeString(tokenFile, token + "," + READER + "," + READER + "\n");
-    KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
+    KubeAPIServer server = LocalApiServer.start(KubeAPIServerConfigBuilder.anAPIServerConfig()
         .withOfflineMode(offline)
         // The user's kubeconfig keeps pointing at the demo's own cluster.
         .withUpdateKubeConfig(false)
         .withApiServerFlag("--token-auth-file", tokenFile.toString())
-        .build());
-    server.start();
+        .build(), err);
     EdgeCluster edge = new EdgeCluster(server, token);
     try (KubernetesClient client = edge.adminClient()) {
       new ClusterSetup(client).applyDirectory(OBJECTS);
