@@ -37,10 +37,11 @@ final class LocalApiServer {
       } catch (RuntimeException e) {
         Optional<Duration> hold = again ? Optional.empty()
             : retryAfter(began, Duration.ofNanos(System.nanoTime() - beganNanos), bound);
+        // kube-api-test leaves etcd running when the API server fails to start
+        stopQuietly(server, e);
         if (hold.isEmpty()) {
           throw e;
         }
-        stopQuietly(server, e);
         err.println("kollect demo: the API server's start-up clock wrapped at midnight;"
             + " starting it again " + (hold.get().isZero() ? "now" : "at midnight"));
         sleep(hold.get(), e);

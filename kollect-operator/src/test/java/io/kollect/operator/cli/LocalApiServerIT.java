@@ -1,6 +1,7 @@
 package io.kollect.operator.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchRuntimeException;
 
 import io.fabric8.kubeapitest.KubeAPIServer;
 import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
@@ -44,6 +45,19 @@ class LocalApiServerIT {
         server.stop();
       }
     }
+  }
+
+  @Test
+  void aStartThatFailsLeavesNoProcessRunning() {
+    // a bound of one millisecond: etcd is not healthy at the first poll, a genuine time-out
+    RuntimeException failure = catchRuntimeException(() -> LocalApiServer.start(
+        KubeAPIServerConfigBuilder.anAPIServerConfig()
+            .withOfflineMode(DemoCommand.localBinaries().isPresent())
+            .withUpdateKubeConfig(false).withStartupTimeout(1).build(), System.err));
+
+    assertThat(failure).hasMessageContaining("did not start properly");
+    assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+        .map(p -> p.info().command().orElse(""))).noneMatch(c -> c.contains(".kubeapitest"));
   }
 
   @Test
