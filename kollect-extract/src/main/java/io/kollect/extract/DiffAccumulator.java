@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.time.Instant;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +21,12 @@ import java.util.TreeMap;
  * merges).
  */
 final class DiffAccumulator implements ProfileDiff.Accumulator {
+
+  /**
+   * The width of an {@code observedAt} with a nanosecond fraction:
+   * {@code 2024-05-01T10:00:00.123456789Z}.
+   */
+  static final int OBSERVED_AT_WIDTH = 30;
 
   private final int limit;
   private long objects;
@@ -170,7 +177,13 @@ final class DiffAccumulator implements ProfileDiff.Accumulator {
     return n;
   }
 
-  /** The record's size as a JSON line, counted without building the string. */
+  /**
+   * The record's size as a JSON line, counted without building the string, with {@code observedAt}
+   * counted at its full width (nanoseconds). Its text drops the trailing zero groups of the
+   * fraction (9, 6, 3 or no digits), so the same records observed at another instant would count up
+   * to 10 bytes more or fewer each, and a diff's byte figures would move with the clock: a shadow
+   * diff and {@code kollect diff} over the same objects differed by 9 bytes once.
+   */
   static long jsonSize(Record r) {
     long[] size = new long[1];
     OutputStream counter = new OutputStream() {
@@ -189,6 +202,10 @@ final class DiffAccumulator implements ProfileDiff.Accumulator {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return size[0];
+    return size[0] + observedAtPadding(r.observedAt());
+  }
+
+  private static int observedAtPadding(Instant at) {
+    return at == null ? 0 : Math.max(0, OBSERVED_AT_WIDTH - at.toString().length());
   }
 }

@@ -16,8 +16,9 @@ import java.util.Map;
  *     annotations.<key>}), how many changed records differ in it
  * @param errors objects the candidate fails to extract
  * @param scrubHits values the candidate's records hold scrubbed
- * @param bytesBaseline the baseline records' size as JSON
- * @param bytesCandidate the candidate records' size as JSON
+ * @param bytesBaseline the baseline records' size as JSON lines, each {@code observedAt} counted at
+ *     its full nanosecond width (so that the figure does not move with the clock)
+ * @param bytesCandidate the candidate records' size, counted as {@code bytesBaseline}
  * @param samples the first changed records (by key), with the differing values before and after
  *     (scrubbed, as delivered)
  */
@@ -77,7 +78,10 @@ public record ProfileDiff(
     return new DiffAccumulator(samples);
   }
 
-  /** A record's size as a JSON line ({@code bytesBaseline}/{@code bytesCandidate} add these). */
+  /**
+   * A record's size as a JSON line, its {@code observedAt} counted at the full nanosecond width
+   * ({@code bytesBaseline}/{@code bytesCandidate} add these).
+   */
   public static long jsonSize(Record record) {
     return DiffAccumulator.jsonSize(record);
   }

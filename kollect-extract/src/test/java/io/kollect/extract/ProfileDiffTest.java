@@ -43,10 +43,25 @@ class ProfileDiffTest {
     assertThat(d.added() + d.removed() + d.changed() + d.errors()).isZero();
     assertThat(d.differs()).isFalse();
     assertThat(d.samples()).isEmpty();
+    // observedAt 2024-05-01T12:00:00Z counts as 2024-05-01T12:00:00.000000000Z: ten more
     long oneLine = Records.toJsonLine(simple("a", 1)).getBytes(
-        java.nio.charset.StandardCharsets.UTF_8).length;
+        java.nio.charset.StandardCharsets.UTF_8).length + 10;
     assertThat(d.bytesBaseline()).isEqualTo(oneLine);
     assertThat(d.bytesCandidate()).isEqualTo(oneLine);
+  }
+
+  @Test
+  void aRecordsSizeDoesNotDependOnHowManyDigitsItsObservedAtFractionHas() {
+    Record r = simple("a", 1);
+    long[] sizes = java.util.stream.Stream.of("2024-05-01T12:00:00Z", "2024-05-01T12:00:00.100Z",
+            "2024-05-01T12:00:00.000100Z", "2024-05-01T12:00:00.000000100Z")
+        .map(Instant::parse)
+        .mapToLong(at -> ProfileDiff.jsonSize(new Record(r.op(), r.cluster(), r.target(),
+            r.profile(), r.resource(), r.namespace(), r.name(), r.uid(), r.resourceVersion(), at,
+            r.contentHash(), r.fields(), r.labels(), r.annotations())))
+        .toArray();
+    assertThat(sizes).containsOnly(Records.toJsonLine(r).getBytes(
+        java.nio.charset.StandardCharsets.UTF_8).length + 10L);
   }
 
   @Test

@@ -46,8 +46,9 @@ public record ProfileExperimentStatus(
    * @param fieldChanges per field name, how many changed records differ in it
    * @param errors objects the candidate fails to extract
    * @param scrubHits values the candidate's records hold scrubbed
-   * @param bytesBaseline the baseline records' size as JSON
-   * @param bytesCandidate the candidate records' size as JSON
+   * @param bytesBaseline the baseline records' size as JSON lines ({@code observedAt} counted at
+   *     its full nanosecond width)
+   * @param bytesCandidate the candidate records' size, counted likewise
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record ExperimentDiff(
