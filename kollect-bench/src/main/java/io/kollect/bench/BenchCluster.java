@@ -30,8 +30,11 @@ final class BenchCluster implements AutoCloseable {
   private final PlainApi api;
   private final Path kubeconfig;
   private int created;
-  /** Fixture objects created from now on carry an owner reference ({@link Fixture#configMapJson}). */
-  private boolean ownerReferences;
+  /**
+   * Fixture objects created from now on carry an owner reference shared by this many objects of a
+   * namespace, none at zero ({@link Fixture#configMapJson}).
+   */
+  private int objectsPerOwner;
 
   private BenchCluster(TestApiServer server, PlainApi api, Path kubeconfig) {
     this.server = server;
@@ -105,9 +108,9 @@ final class BenchCluster implements AutoCloseable {
     server.admin().resource(yaml).delete();
   }
 
-  /** Whether fixture objects created from now on carry an owner reference. */
-  void ownerReferences(boolean owned) {
-    this.ownerReferences = owned;
+  /** How many fixture objects created from now on share an owner reference (0: none). */
+  void objectsPerOwner(int objects) {
+    this.objectsPerOwner = objects;
   }
 
   /**
@@ -129,7 +132,7 @@ final class BenchCluster implements AutoCloseable {
       int index = i;
       CompletableFuture<HttpResponse<String>> f = api.postAsync(
           "/api/v1/namespaces/" + Fixture.namespace(index) + "/configmaps",
-          Fixture.configMapJson(index, ownerReferences));
+          Fixture.configMapJson(index, objectsPerOwner));
       f.whenComplete((r, e) -> {
         inFlight.release();
         if (e != null) {

@@ -66,11 +66,12 @@ public final class BenchmarkRunner {
             + "(default: the limits are only told to the JVM).")
     boolean enforceLimits;
 
-    @Option(names = "--owner-references",
+    @Option(names = "--owner-references", arity = "0..1", paramLabel = "OBJECTS",
+        fallbackValue = "" + Fixture.OBJECTS_PER_OWNER,
         description = "Give every fixture ConfigMap one owner reference, as a ReplicaSet's Pods carry, "
-            + "ten objects of a namespace to an owner, to see what owner references cost the cache "
-            + "(default: none).")
-    boolean ownerReferences;
+            + "OBJECTS objects of a namespace to an owner (alone: ${FALLBACK-VALUE}; 1: an owner each, "
+            + "as a Job's Pod has), to see what owner references cost the cache (default: none).")
+    int objectsPerOwner;
 
     Path jar() {
       return jar != null ? jar : repo.resolve("kollect-operator/target/kollect.jar");
@@ -147,7 +148,7 @@ public final class BenchmarkRunner {
       report.put("startedAt", Instant.now().toString());
       report.put("loadAverageBefore", Files.readString(Path.of("/proc/loadavg")).trim());
       report.put("jar", common.jar().toString());
-      report.put("ownerReferences", common.ownerReferences);
+      report.put("objectsPerOwner", common.objectsPerOwner);
       OperatorLauncher launcher = OperatorLauncher.of(repo, common.jar(), workDir, new OperatorLauncher.Settings(
           common.jvm, common.jvmOptions, common.operatorArgs, common.enforceLimits));
       report.put("limitsEnforced", launcher.enforced());
@@ -156,7 +157,7 @@ public final class BenchmarkRunner {
       List<Map<String, Object>> results;
       try (BenchCluster cluster = BenchCluster.start(repo, workDir);
           RecordReceiver receiver = new RecordReceiver()) {
-        cluster.ownerReferences(common.ownerReferences);
+        cluster.objectsPerOwner(common.objectsPerOwner);
         results = results(cluster, launcher, receiver, workDir);
       }
       report.put("loadAverageAfter", Files.readString(Path.of("/proc/loadavg")).trim());

@@ -21,7 +21,7 @@ final class Fixture {
   /** 72 characters: with the 16-digit stamp and the two key names ("payload", "stamp"), 100 bytes of data. */
   static final String PAYLOAD = "x".repeat(72);
   static final String NAME_PREFIX = "cm-";
-  /** Objects of one namespace that share an owner with {@code --owner-references}. */
+  /** Objects of one namespace that share an owner with a bare {@code --owner-references}. */
   static final int OBJECTS_PER_OWNER = 10;
   /**
    * A namespace with one ConfigMap (not a fixture name) for the start-up constant: the time from
@@ -46,24 +46,25 @@ final class Fixture {
 
   /** Object {@code index}: namespace {@code index % 20}, stamp 0 (not a change), no owner. */
   static String configMapJson(int index) {
-    return configMapJson(index, false);
+    return configMapJson(index, 0);
   }
 
   /**
-   * Object {@code index}; with {@code owned}, one owner reference as a ReplicaSet's Pod carries,
-   * shared by {@value #OBJECTS_PER_OWNER} objects of its namespace. The owners do not exist: the
-   * runner's API server has no garbage collector to delete what they own.
+   * Object {@code index}; with {@code objectsPerOwner} above zero, one owner reference as a
+   * ReplicaSet's Pod carries, shared by that many objects of its namespace (1: an owner of its own,
+   * as a Job's Pod has). The owners do not exist: the runner's API server has no garbage collector
+   * to delete what they own.
    */
-  static String configMapJson(int index, boolean owned) {
+  static String configMapJson(int index, int objectsPerOwner) {
     return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name(index)
         + "\",\"namespace\":\"" + namespace(index) + "\",\"labels\":{\"" + LABEL + "\":\"kollect-bench\"}"
-        + (owned ? ",\"ownerReferences\":[" + ownerReferenceJson(index) + "]" : "") + "},"
-        + "\"data\":{\"payload\":\"" + PAYLOAD + "\",\"stamp\":\"" + stampText(0) + "\"}}";
+        + (objectsPerOwner > 0 ? ",\"ownerReferences\":[" + ownerReferenceJson(index, objectsPerOwner) + "]" : "")
+        + "},\"data\":{\"payload\":\"" + PAYLOAD + "\",\"stamp\":\"" + stampText(0) + "\"}}";
   }
 
-  /** The owner of object {@code index}: the same for {@value #OBJECTS_PER_OWNER} objects of its namespace. */
-  static String ownerReferenceJson(int index) {
-    String owner = String.format("rs-%06d", index / (NAMESPACES * OBJECTS_PER_OWNER));
+  /** The owner of object {@code index}: the same for {@code objectsPerOwner} objects of its namespace. */
+  static String ownerReferenceJson(int index, int objectsPerOwner) {
+    String owner = String.format("rs-%06d", index / (NAMESPACES * objectsPerOwner));
     UUID uid = UUID.nameUUIDFromBytes((namespace(index) + "/" + owner).getBytes(StandardCharsets.UTF_8));
     return "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"" + owner + "\",\"uid\":\""
         + uid + "\",\"controller\":true,\"blockOwnerDeletion\":true}";

@@ -36,12 +36,25 @@ class FixtureTest {
     assertThat(PlainApi.JSON.readTree(Fixture.configMapJson(42)).path("metadata").has("ownerReferences"))
         .isFalse();
     // an owner reference leaves the data alone: the profile's fields read the same
-    assertThat(PlainApi.JSON.readTree(Fixture.configMapJson(42, true)).path("data"))
+    assertThat(PlainApi.JSON.readTree(Fixture.configMapJson(42, Fixture.OBJECTS_PER_OWNER)).path("data"))
         .isEqualTo(PlainApi.JSON.readTree(Fixture.configMapJson(42)).path("data"));
   }
 
+  @Test
+  void withOneObjectPerOwnerNoTwoObjectsShareAnOwner() throws Exception {
+    java.util.Set<JsonNode> owners = new java.util.HashSet<>();
+    for (int i = 0; i < 200; i++) {
+      owners.add(owner(i, 1));
+    }
+    assertThat(owners).hasSize(200);
+  }
+
   private static JsonNode owner(int index) throws Exception {
-    JsonNode owners = PlainApi.JSON.readTree(Fixture.configMapJson(index, true))
+    return owner(index, Fixture.OBJECTS_PER_OWNER);
+  }
+
+  private static JsonNode owner(int index, int objectsPerOwner) throws Exception {
+    JsonNode owners = PlainApi.JSON.readTree(Fixture.configMapJson(index, objectsPerOwner))
         .path("metadata").path("ownerReferences");
     assertThat(owners.size()).isEqualTo(1);
     return owners.get(0);
