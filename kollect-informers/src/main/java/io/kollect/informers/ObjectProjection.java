@@ -251,13 +251,29 @@ final class ObjectProjection {
   /**
    * Owner references repeat across objects as label sets do (every Pod of a ReplicaSet, every Job
    * of a CronJob carries the same one), and each as decoded is five strings, two Booleans and a
-   * map: a list equal to one a cached object holds is shared, made unmodifiable first.
+   * map: a list equal to one a cached object holds is shared, made unmodifiable first. A list no
+   * other object holds (a Job's Pod, a ReplicaSet's only Pod) still shares what every reference of
+   * its kind repeats: the apiVersion and kind strings, and one empty map of unknown fields instead
+   * of a map of its own.
    */
   private static List<OwnerReference> internOwners(List<OwnerReference> owners) {
     if (owners == null || owners.isEmpty()) {
       return List.of();
     }
-    return OWNER_LISTS.intern(List.copyOf(owners));
+    OwnerReference[] slim = new OwnerReference[owners.size()];
+    for (int i = 0; i < slim.length; i++) {
+      slim[i] = slim(owners.get(i));
+    }
+    return OWNER_LISTS.intern(List.of(slim));
+  }
+
+  private static OwnerReference slim(OwnerReference owner) {
+    OwnerReference out = new OwnerReference(intern(owner.getApiVersion()),
+        owner.getBlockOwnerDeletion(), owner.getController(), intern(owner.getKind()),
+        owner.getName(), owner.getUid());
+    Map<String, Object> unknown = owner.getAdditionalProperties();
+    out.setAdditionalProperties(unknown == null || unknown.isEmpty() ? Map.of() : unknown);
+    return out;
   }
 
   /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.List;
@@ -182,6 +183,32 @@ class ObjectProjectionTest {
     assertThat(JSON.asJson(one)).contains("\"ownerReferences\":[{\"apiVersion\":\"apps/v1\","
         + "\"kind\":\"ReplicaSet\",\"blockOwnerDeletion\":true,\"controller\":true,\"name\":\"rs-a\","
         + "\"uid\":\"uid-rs-a\"}]");
+  }
+
+  @Test
+  void referencesToDifferentOwnersStillShareTheirApiVersionKindAndEmptyUnknownFields() {
+    ObjectProjection projection = ObjectProjection.of(List.of(List.of("data", "a")));
+    OwnerReference a = projection.apply(owned("one", "rs-a")).getMetadata().getOwnerReferences().get(0);
+    OwnerReference b = projection.apply(owned("two", "rs-b")).getMetadata().getOwnerReferences().get(0);
+
+    // a Job's Pod, a ReplicaSet's only Pod: the list is its own, what every such reference repeats is not
+    assertThat(a.getApiVersion()).isEqualTo("apps/v1").isSameAs(b.getApiVersion());
+    assertThat(a.getKind()).isEqualTo("ReplicaSet").isSameAs(b.getKind());
+    assertThat(a.getAdditionalProperties()).isEmpty();
+    assertThat(a.getAdditionalProperties()).isSameAs(b.getAdditionalProperties());
+    assertThat(b.getName()).isEqualTo("rs-b");
+    assertThat(b.getUid()).isEqualTo("uid-rs-b");
+    assertThat(b.getBlockOwnerDeletion()).isTrue();
+  }
+
+  @Test
+  void anOwnerReferenceKeepsFieldsThisClientDoesNotKnow() {
+    GenericKubernetesResource withUnknown = JSON.unmarshal(JSON.asJson(owned("one", "rs-a"))
+        .replace("\"name\":\"rs-a\"", "\"name\":\"rs-a\",\"futureField\":\"kept\""),
+        GenericKubernetesResource.class);
+    OwnerReference kept = ObjectProjection.of(List.of(List.of("data", "a"))).apply(withUnknown)
+        .getMetadata().getOwnerReferences().get(0);
+    assertThat(kept.getAdditionalProperties()).containsEntry("futureField", "kept");
   }
 
   private static GenericKubernetesResource owned(String name, String owner) {
